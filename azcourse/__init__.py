@@ -1,0 +1,1 @@
+"""Shared code of the AlphaZero course pack (games, agents, search helpers)."""
