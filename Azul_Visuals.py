@@ -53,7 +53,8 @@ def _result(state: AzulState, names: tuple[str, str]) -> str:
     if w is None:
         return f"shared victory {scores[0]}-{scores[1]} ({_plural(rows[0], 'complete row')} each)"
     tie_break = f" on complete rows ({rows[w]} to {rows[1 - w]})" if scores[0] == scores[1] else ""
-    return f"{names[w]} wins {scores[w]}-{scores[1 - w]}{tie_break}"
+    verb = "win" if names[w] == "You" else "wins"
+    return f"{names[w]} {verb} {scores[w]}-{scores[1 - w]}{tie_break}"
 
 
 def _plural(n: int, noun: str) -> str:

@@ -1,0 +1,63 @@
+"""Play the course's games in a terminal.
+
+    python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
+
+A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
+module (Azul: ``azcourse.azul_terminal``). Exit code 0 when a game ends or the player leaves
+(``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
+(e.g. piped into ``head``).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def _azul(args: argparse.Namespace) -> int:
+    """``play.py azul``: a person against an agent."""
+    import numpy as np
+
+    from Azul_Visuals import color_supported
+    from azcourse.azul_terminal import TerminalGame
+
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
+    print(f"Seed {seed} (play this deal again with --seed {seed}).")
+    color = not args.no_color and color_supported(sys.stdout)
+    game = TerminalGame(args.opponent, seed, args.seat, color, echo=not sys.stdin.isatty())
+    return game.run()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per game (later: ``arena``)."""
+    from azcourse.azul_agents import AGENTS
+
+    parser = argparse.ArgumentParser(prog="play.py", description=__doc__.splitlines()[0])
+    games = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    azul = games.add_parser("azul", help="play Azul against a computer opponent, by move codes",
+                            description="Play Azul against a computer opponent by typing move "
+                                        "codes such as 5B2 or CWF (type help in the game).")
+    azul.add_argument("--opponent", choices=sorted(AGENTS), default="greedy",
+                      help="the computer player (default: greedy)")
+    azul.add_argument("--seed", type=int, help="fixes the deal (default: a random seed, printed)")
+    azul.add_argument("--seat", type=int, choices=(0, 1), default=0,
+                      help="your seat (default 0); who starts is drawn from the seed (rule 3)")
+    azul.add_argument("--no-color", action="store_true", help="plain letters, no ANSI colours")
+    azul.set_defaults(run=_azul)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("\nInterrupted.")
+        return 130
+    except BrokenPipeError:  # the reader went away: silence the final flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""``play.py azul`` driven through a pipe, as a person would type. The test replays the same seeded
+game with the engine (``session_rngs`` gives the CLI's generators) to know the legal codes, the
+opponent's replies and the final scores."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from Azul_Simulator import (
+    NOOP, action_to_string, current_seat, get_next_state, get_reward, get_valid_mask,
+    illegal_reason, init_board, string_to_action,
+)
+from Azul_Visuals import render_text
+from azcourse.azul_agents import greedy_agent, make_agent
+from azcourse.azul_terminal import result_text, session_rngs
+
+ROOT = Path(__file__).resolve().parents[1]
+HUMAN_SEAT = 0
+NAMES = {HUMAN_SEAT: "You", 1 - HUMAN_SEAT: "random"}
+
+
+def run_cli(stdin: str, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "play.py"), "azul", *options],
+                          input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def replay(seed: int, opponent: str = "random") -> list[dict]:
+    """The game the CLI plays for ``seed`` when the person plays the greedy agent's moves: one
+    entry per human turn with the board shown then, the code played and the opponent's replies
+    until the next human turn. The last entry has ``code`` None and the final board."""
+    deal_rng, opponent_rng = session_rngs(seed)
+    agent, own_rng = make_agent(opponent), np.random.default_rng(99)
+    board, turns, replies = init_board(deal_rng), [], []
+    while not get_reward(board)[1]:
+        if get_valid_mask(board)[NOOP]:
+            board = get_next_state(board, NOOP, deal_rng)
+        elif current_seat(board) == HUMAN_SEAT:
+            action = greedy_agent(board, own_rng)
+            turns.append({"board": board, "code": action_to_string(action), "replies": replies})
+            replies = []
+            board = get_next_state(board, action)
+        else:
+            action = agent(board, opponent_rng)
+            replies.append(action_to_string(action))
+            board = get_next_state(board, action)
+    turns.append({"board": board, "code": None, "replies": replies})
+    return turns
+
+
+def first_illegal_take(board: np.ndarray) -> str:
+    """A well-formed code that is illegal on ``board`` (a colour absent from its source)."""
+    mask = get_valid_mask(board)
+    return action_to_string(next(a for a in range(NOOP) if not mask[a]))
+
+
+def test_bad_input_is_refused_and_leaves_the_game_untouched():
+    seed = 11
+    turns = replay(seed)
+    start, second = turns[0], turns[1]
+    illegal = first_illegal_take(start["board"])
+    script = ["zz", "5Q2", illegal, "help", "board", start["code"].lower(), " " + second["code"] + " ",
+              "quit"]
+    proc = run_cli("\n".join(script) + "\n", "--opponent", "random", "--seed", str(seed), "--no-color")
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "Refused: A move code has 3 characters" in out
+    assert "Refused: Unknown colour 'Q'" in out
+    assert f"Refused: {illegal_reason(start['board'], string_to_action(illegal))}" in out
+    # `board` reprints the very position the bad codes were typed on.
+    after_board_cmd = out.split("Your move: board\n", 1)[1]
+    assert after_board_cmd.startswith(render_text(start["board"], color=False, seat_names=NAMES))
+    # The valid codes still work, and the opponent answers exactly as in the replayed game.
+    assert f"You play {start['code']}:" in out
+    assert f"You play {second['code']}:" in out
+    for code in second["replies"]:
+        assert f"random plays {code}:" in out
+    assert out.rstrip().endswith("You left the game.")
+
+
+def test_help_lists_exactly_the_legal_codes():
+    seed = 11
+    board = replay(seed)[0]["board"]
+    proc = run_cli("help\n", "--opponent", "random", "--seed", str(seed), "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    help_block = proc.stdout.split("Your legal moves:\n", 1)[1].split("A move code is", 1)[0]
+    listed = re.findall(r"\b[C1-5][BYRDW][1-5F]\b", help_block)
+    legal = [action_to_string(a) for a in np.flatnonzero(get_valid_mask(board))]
+    assert sorted(listed) == sorted(legal)
+    assert "Factory" in help_block or "Centre" in help_block
+
+
+def test_end_of_input_exits_cleanly_without_colour():
+    proc = run_cli("", "--opponent", "greedy", "--seed", "5")  # no --no-color: a pipe is no tty
+    assert proc.returncode == 0
+    assert proc.stderr == ""
+    assert "End of input" in proc.stdout
+    assert "\x1b[" not in proc.stdout
+
+
+def test_a_whole_game_piped_to_the_end():
+    seed = 3
+    turns = replay(seed)
+    codes = [t["code"] for t in turns[:-1]]
+    proc = run_cli("\n".join(codes) + "\n", "--opponent", "random", "--seed", str(seed), "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("You play ") == len(codes)
+    assert "Refused" not in proc.stdout
+    assert "End of round 1: wall-tiling." in proc.stdout
+    final = turns[-1]["board"]
+    assert proc.stdout.rstrip().endswith(result_text(final, NAMES))
+    assert "Final score: You " in proc.stdout
+
+
+def test_unknown_opponent_is_a_usage_error():
+    proc = run_cli("", "--opponent", "grandmaster")
+    assert proc.returncode == 2
+    assert "invalid choice: 'grandmaster'" in proc.stderr
