@@ -145,7 +145,8 @@ def test_plot_game_over_shows_result():
     if w is None:
         assert "shared victory" in texts[0] and texts.count("shared victory") == 2
     else:
-        assert f"{NAMES[w]} wins {scores[w]}-{scores[1 - w]}" in texts[0]
+        verb = "win" if NAMES[w] == "You" else "wins"
+        assert f"{NAMES[w]} {verb} {scores[w]}-{scores[1 - w]}" in texts[0]
         assert texts.count("\u2605 winner") == 1
 
 
