@@ -118,6 +118,8 @@ def _parse_code(text: str) -> tuple[int | None, str | None]:
     if not isinstance(text, str):
         return None, f"A move code is a string such as 5B2, not {type(text).__name__}."
     code = text.strip().upper()
+    if code == "NOOP":
+        return NOOP, None
     if len(code) != 3:
         return None, (f"A move code has 3 characters (source, colour, destination), "
                       f"such as 5B2 or CWF; got {text.strip()!r}.")
@@ -134,7 +136,8 @@ def _parse_code(text: str) -> tuple[int | None, str | None]:
 
 
 def string_to_action(text: str) -> int:
-    """Action index of a move code such as ``'5B2'`` or ``' cwf '`` (case and spaces ignored).
+    """Action index of a move code such as ``'5B2'`` or ``' cwf '`` (case and spaces ignored);
+    ``'NOOP'`` gives ``NOOP``, so ``string_to_action(action_to_string(a)) == a`` for all 181 actions.
 
     Raises:
         ValueError: the code is malformed; the message says which part and what is allowed.
