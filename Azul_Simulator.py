@@ -59,7 +59,7 @@ NOOP = N_TAKES  # 180
 ACTION_DIM = N_TAKES + 1  # 181
 FLOOR_SPACES = 7
 FLOOR_PENALTIES = np.array([-1, -1, -2, -2, -2, -3, -3], dtype=np.int64)  # rule 13
-MAX_ROUNDS = 50  # rule 21: random play ends in about 13 rounds; the cap only stops degenerate play
+MAX_ROUNDS = 50  # rule 21: random play lasts 6.6 rounds on average (13 at most in 2,000 games)
 
 SOURCE_CODES = "C12345"
 COLOUR_CODES = "BYRDW"
@@ -598,6 +598,8 @@ def take_action_from_string(board: np.ndarray, text: str, rng: np.random.Generat
     action, error = _parse_code(text)
     if error is None:
         error = illegal_reason(board, action)
+    if error is None and action == NOOP and not isinstance(rng, np.random.Generator):
+        error = "NOOP refills the factories at random: pass a numpy Generator as rng."
     if error is not None:
         return board, error
     return get_next_state(board, action, rng), None
