@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Create .venv with the pinned environment (requirements.txt) and install this project into it.
+# Idempotent: re-running only reinstalls when requirements.txt or pyproject.toml changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-}
+if [ -z "$PYTHON" ]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+      PYTHON=$candidate; break
+    fi
+  done
+fi
+if [ -z "$PYTHON" ]; then
+  echo "setup: Python 3.11 is required (the pins in requirements.txt are resolved for it)." >&2
+  echo "       Install it, or use conda: conda env create -f environment.yml" >&2
+  exit 1
+fi
+
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+stamp=.venv/.installed-$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  echo "setup: installing the pinned environment into .venv (a few minutes the first time)..."
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | grep -v "^WARNING: Location" || true
+  .venv/bin/python -m pip check >/dev/null || { .venv/bin/python -m pip check; exit 1; }
+  .venv/bin/python -c "import jax, flax, optax, orbax.checkpoint, numba, nbgrader, Azul_Simulator" \
+    || { echo "setup: the environment does not import; see the messages above." >&2; exit 1; }
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi
