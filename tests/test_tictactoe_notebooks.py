@@ -1,0 +1,171 @@
+"""The tic-tac-toe notebooks: sources, generated release and solutions, and real nbgrader runs.
+
+Slow-ish (the notebooks are executed several times); every run uses the small budget that
+heavy cells take when NBGRADER_EXECUTION is set. Total: a few minutes on 2 cores.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder import build
+from autograder.reference import REPO_ROOT, SOURCE_DIR
+
+NOTEBOOKS = [(assignment, notebook) for assignment, names in build.ASSIGNMENTS.items() for notebook in names
+             if assignment.startswith("ttt")]
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+
+
+def _env(**extra) -> dict:
+    venv_bin = str(Path(sys.executable).parent)
+    pythonpath = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), "PYTHONPATH": pythonpath,
+            **extra}
+
+
+def _nbgrader(*args, cwd=REPO_ROOT / "autograder") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=_env(), capture_output=True,
+                          text=True, timeout=900)
+
+
+def _execute(path: Path, mode: str) -> nbformat.NotebookNode:
+    """Execute a notebook in a fresh kernel with NBGRADER_EXECUTION=mode, keeping errors as outputs."""
+    nb = nbformat.read(path, as_version=4)
+    old = {key: os.environ.get(key) for key in ("NBGRADER_EXECUTION", "PYTHONPATH")}
+    os.environ.update(NBGRADER_EXECUTION=mode, PYTHONPATH=_env()["PYTHONPATH"])
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        for key, value in old.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    return nb
+
+
+def _outputs(nb, output_type=None, name=None):
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if (output_type is None or output.output_type == output_type) and (name is None or output.get("name") == name):
+                yield index, cell, output
+
+
+@pytest.fixture(scope="module")
+def generated():
+    """Build release/ and solutions/ once, exactly as an instructor would."""
+    assert not build.out_of_sync_cells(), "run `python -m autograder.build` to sync provided cells"
+    subprocess.run([sys.executable, "-m", "autograder.build"], cwd="/", env=_env(), check=True, timeout=900)
+    return REPO_ROOT
+
+
+def test_source_notebooks_are_committed_without_outputs():
+    for assignment, notebook in NOTEBOOKS:
+        nb = nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert not cell.outputs and cell.execution_count is None, f"{notebook}: outputs committed"
+
+
+@pytest.mark.parametrize("assignment, notebook", NOTEBOOKS)
+def test_nbgrader_validate_passes_on_the_source(assignment, notebook):
+    result = _nbgrader("validate", str(SOURCE_DIR / assignment / f"{notebook}.ipynb"))
+    assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("assignment, notebook", NOTEBOOKS)
+def test_every_visible_test_fails_on_the_release(generated, assignment, notebook):
+    result = _nbgrader("validate", "--invert", str(generated / "release" / assignment / f"{notebook}.ipynb"))
+    assert "Success! The notebook does not pass any tests." in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("assignment, notebook", NOTEBOOKS)
+def test_release_raises_only_not_implemented_error(generated, assignment, notebook):
+    nb = _execute(generated / "release" / assignment / f"{notebook}.ipynb", "validate")
+    errors = [(i, out.ename, out.evalue) for i, _, out in _outputs(nb, "error")]
+    assert errors, "the blank release should stop at its TODO cells"
+    assert all(name == "NotImplementedError" for _, name, _ in errors), errors
+
+
+@pytest.mark.parametrize("assignment, notebook", NOTEBOOKS)
+def test_solution_runs_top_to_bottom_without_errors_or_stderr(generated, assignment, notebook):
+    nb = _execute(generated / "solutions" / assignment / f"{notebook}.ipynb", "autograde")
+    assert not list(_outputs(nb, "error")), [out.evalue for _, _, out in _outputs(nb, "error")]
+    stderr = [(i, cell.metadata.get("nbgrader", {}).get("grade", False), out.text[:300])
+              for i, cell, out in _outputs(nb, "stream", "stderr")]
+    assert not [s for s in stderr if s[1]], f"stderr in a graded cell scores 0: {stderr}"
+    assert not [s for s in stderr if "warn" in s[2].lower()], f"library warnings: {stderr}"
+
+
+def _secret_lines(nb) -> set[str]:
+    """Lines inside solution / hidden-test regions that never appear in a public part of the notebook."""
+    secret, public = set(), set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "markdown":
+            (secret if meta.get("solution") else public).update(l.strip() for l in cell.source.splitlines())
+            continue
+        inside = False
+        for line in cell.source.splitlines():
+            stripped = line.strip()
+            if stripped in MARKERS:
+                inside = stripped.startswith("### BEGIN")
+            elif stripped:
+                (secret if inside else public).add(stripped)
+    return {line for line in secret - public if len(line) > 3 and line not in MARKERS}
+
+
+def test_no_solution_or_hidden_test_line_reaches_the_release(generated):
+    for assignment, notebook in NOTEBOOKS:
+        secret = _secret_lines(nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4))
+        assert secret, "the leak test must have something to look for"
+        for path in (generated / "release" / assignment).rglob("*"):
+            text = path.read_text(errors="ignore") if path.is_file() else ""
+            released = {line.strip() for cell in nbformat.reads(text, as_version=4).cells
+                        for line in cell.source.splitlines()} if path.suffix == ".ipynb" else set(text.splitlines())
+            leaked = sorted(secret & released)
+            assert not leaked, f"{path}: {leaked[:5]}"
+
+
+def test_solutions_carry_no_hidden_tests_and_a_generated_header(generated):
+    for assignment, notebook in NOTEBOOKS:
+        for folder in ("release", "solutions"):
+            nb = nbformat.read(generated / folder / assignment / f"{notebook}.ipynb", as_version=4)
+            assert "autograder.build" in nb.cells[0].source and "Do not edit" in nb.cells[0].source
+            text = "\n".join(cell.source for cell in nb.cells)
+            assert "HIDDEN TESTS" not in text and "autograder.ttt" not in text, f"{folder}/{notebook}"
+
+
+def test_real_autograde_gives_full_marks_to_the_solution_and_zero_to_the_blank(generated, tmp_path):
+    """generate_assignment + autograde in a scratch course folder (the real gradebook is untouched)."""
+    from nbgrader.api import Gradebook
+
+    course = tmp_path / "course"
+    shutil.copytree(SOURCE_DIR, course / "assignments")
+    (course / "nbgrader_config.py").write_text(
+        (REPO_ROOT / "autograder" / "nbgrader_config.py").read_text()
+        + f"\nc.CourseDirectory.root = {str(course)!r}\n"
+        + f"c.CourseDirectory.db_url = 'sqlite:///{course / 'gradebook.db'}'\n")
+    scores = {}
+    for assignment, notebook in NOTEBOOKS:
+        result = _nbgrader("generate_assignment", assignment, "--force", cwd=course)
+        assert result.returncode == 0, result.stderr
+        submissions = {"solved": generated / "solutions" / assignment / f"{notebook}.ipynb",
+                       "blank": course / "release" / assignment / f"{notebook}.ipynb"}
+        for student, source in submissions.items():
+            target = course / "autograder" / "submitted" / student / assignment / f"{notebook}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, target)
+        result = _nbgrader("autograde", assignment, "--force", cwd=course)
+        assert result.returncode == 0, result.stderr[-3000:]
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+            for student in submissions:
+                submission = gradebook.find_submission_notebook(notebook, assignment, student)
+                scores[(notebook, student)] = (submission.code_score, submission.max_code_score)
+    for assignment, notebook in NOTEBOOKS:
+        achieved, maximum = scores[(notebook, "solved")]
+        assert maximum > 0 and achieved == maximum, scores
+        assert scores[(notebook, "blank")][0] == 0, scores
