@@ -34,3 +34,11 @@ c.OverwriteCells.add_missing_cells = True
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Grading (docs/autograder.md): student code runs in a sandboxed kernel where hidden tests only
+# probe; the verdicts are decided by the grader; feedback without hidden tests; reports per
+# submission; a SQLite busy timeout so that parallel graders share the gradebook.
+from autograder.grading_config import configure_grading, sqlite_url  # noqa: E402
+
+c.CourseDirectory.db_url = sqlite_url(GRADER_DIR / "gradebook.db")
+configure_grading(c, GRADER_DIR / "reports")

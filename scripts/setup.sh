@@ -19,7 +19,9 @@ if [ -z "$PYTHON" ]; then
 fi
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-stamp=.venv/.installed-$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)
+# The stamp covers the pins and the project's packages: the editable install maps only the packages
+# that existed when it ran, so a new package means reinstalling.
+stamp=.venv/.installed-$( (cat requirements.txt pyproject.toml; ls -d */__init__.py) | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   echo "setup: installing the pinned environment into .venv (a few minutes the first time)..."
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true

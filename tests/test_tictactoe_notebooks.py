@@ -62,6 +62,16 @@ def generated():
     return REPO_ROOT
 
 
+def test_committed_release_and_solutions_are_what_the_build_makes(generated):
+    """release/ and solutions/ are generated: after a fresh build, git sees no change in them."""
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing to compare the fresh build with")
+    status = subprocess.run(["git", "status", "--porcelain", "--", "release", "solutions"], cwd=REPO_ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    assert status == "", ("release/ or solutions/ differ from a fresh build of assignments/: run "
+                          f"`python -m autograder.build` and commit the result.\n{status}")
+
+
 def test_source_notebooks_are_committed_without_outputs():
     for assignment, notebook in NOTEBOOKS:
         nb = nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4)

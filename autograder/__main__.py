@@ -1,0 +1,125 @@
+"""Instructor commands (each safe to run from any folder).
+
+    python -m autograder build                        # release/ + solutions/ + gradebook, leak scan
+    python -m autograder add-students roster.csv      # CSV with an `id` column, or one id per line
+    python -m autograder collect SUBMISSIONS[.zip] [--assignment ttt1_mcts]
+    python -m autograder autograde [ASSIGNMENT ...] [--student ID ...] [--jobs N]
+    python -m autograder export [--output grades.csv]
+    python -m autograder feedback [ASSIGNMENT ...]
+    python -m autograder leaks                        # scan release/, solutions/, feedback/
+    python -m autograder demo                         # build, grade the example submissions, print grades
+
+By default the course is this pack (gradebook autograder/gradebook.db); ``--workspace DIR``
+grades in a separate folder with its own gradebook (the demo uses autograder/demo/).
+"""
+import argparse
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from . import pipeline
+from .grading_config import REPO_ROOT
+
+DEMO_WORKSPACE = REPO_ROOT / "autograder" / "demo"
+
+
+def _course(args) -> pipeline.Course:
+    return pipeline.Course.workspace(args.workspace) if args.workspace else pipeline.Course.main()
+
+
+def demo(args) -> int:
+    """Grade the bundled example submissions in a fresh workspace and print the grade table."""
+    from . import corpus
+
+    workspace = Path(args.workspace or DEMO_WORKSPACE)
+    if workspace.exists():
+        shutil.rmtree(workspace)
+    started = time.monotonic()
+    print("building release/ and solutions/ from assignments/ ...")
+    pipeline.build(pipeline.Course.main())
+    course = pipeline.Course.workspace(workspace)
+    pipeline.build(course)
+    incoming = workspace / "incoming"
+    cases = corpus.demo_cases()
+    corpus.write_submissions(incoming, cases, course)
+    pipeline.collect(course, incoming)
+    graded_at = time.monotonic()
+    jobs = args.jobs or os.cpu_count()
+    print(f"grading {len(cases)} example submissions with {jobs} parallel workers ...")
+    pipeline.autograde(course, jobs=jobs)
+    seconds = time.monotonic() - graded_at
+    pipeline.feedback(course)
+    csv_path = pipeline.export(course, workspace / "grades.csv")
+    print()
+    print(pipeline.table(pipeline.grade_rows(course)))
+    print(f"\n{len(cases)} submissions graded in {seconds:.0f} s ({60 * len(cases) / seconds:.1f} per minute); "
+          f"total {time.monotonic() - started:.0f} s")
+    print(f"grades: {csv_path}\nfeedback: {course.feedback}\nreports: {course.reports}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.splitlines()[0])
+    parser.add_argument("--workspace", help="grade in this folder (own gradebook) instead of the course")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build", help="release/ and solutions/ from assignments/, gradebook, leak scan")
+    p = sub.add_parser("add-students", help="add students from a roster")
+    p.add_argument("roster")
+    p = sub.add_parser("collect", help="copy a folder or zip of submissions into submitted/")
+    p.add_argument("source")
+    p.add_argument("--assignment")
+    p = sub.add_parser("autograde", help="grade every collected submission in sandboxed kernels")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--student", action="append")
+    p.add_argument("--jobs", type=int, default=0, help="parallel workers (default: one per core)")
+    p = sub.add_parser("export", help="grades CSV, one row per student and notebook")
+    p.add_argument("--output", default="grades.csv")
+    p = sub.add_parser("feedback", help="HTML feedback (no hidden tests) for every graded submission")
+    p.add_argument("assignments", nargs="*")
+    sub.add_parser("leaks", help="scan release/, solutions/ and feedback/ for hidden-test and solution lines")
+    p = sub.add_parser("demo", help="build, grade the example submissions, print the grade table")
+    p.add_argument("--jobs", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "demo":
+            return demo(args)
+        course = _course(args)
+        if args.command == "build":
+            pipeline.build(course)
+            print(f"built {course.release} (and solutions/); gradebook {course.gradebook}; no leaks found")
+        elif args.command == "add-students":
+            students = pipeline.read_roster(args.roster)
+            pipeline.add_students(course, students)
+            print(f"{len(students)} student(s) in {course.gradebook}")
+        elif args.command == "collect":
+            for record in pipeline.collect(course, args.source, args.assignment):
+                notes = "; ".join(record["problems"] + record["flags"])
+                print(f"{record['student']:<20} {record['assignment'] or '?'}/{record['notebook'] or '?'}"
+                      + (f"  ({notes})" if notes else ""))
+        elif args.command == "autograde":
+            results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None)
+            failed = [f"{s}/{a}: {r['error']}" for (a, s), r in results.items() if not r["ok"]]
+            print(f"{len(results)} submission(s) graded" + (f"; {len(failed)} failed:\n  " + "\n  ".join(failed)
+                                                             if failed else ""))
+        elif args.command == "export":
+            print(f"wrote {pipeline.export(course, args.output)}")
+        elif args.command == "feedback":
+            pipeline.feedback(course, args.assignments or None)
+            print(f"feedback in {course.feedback}; no leaks found")
+        elif args.command == "leaks":
+            from . import leaks
+            leaks.check_markers(course.source)
+            problems = leaks.scan(course) + leaks.scan_feedback(course)
+            print("\n".join(problems) if problems else "no hidden-test or solution line found in release/, "
+                                                      "solutions/ or feedback/")
+            return 1 if problems else 0
+    except pipeline.GraderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

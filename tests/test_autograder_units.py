@@ -1,0 +1,239 @@
+"""Fast checks of the autograder's parts, including their failure paths (the end-to-end test
+grades the real corpus; these pin the pieces it relies on)."""
+import json
+import os
+import shutil
+import socket
+import types
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import collect, leaks, pipeline, sandbox
+from autograder.grading_config import REPO_ROOT
+
+TEST_CELL = '''assert get_reward(init_board()) == (0, False)
+### BEGIN HIDDEN TESTS
+from autograder.ttt_checks import check_get_reward
+check_get_reward(get_reward)
+### END HIDDEN TESTS'''
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
+
+
+# ----------------------------------------------------------------------------- probe / judge split
+
+def test_check_calls_become_probe_calls_with_a_nonce():
+    source, calls = sandbox.rewrite_test_cell(TEST_CELL)
+    assert [(c.module, c.name) for c in calls] == [("ttt_checks", "get_reward")]
+    assert "autograder" not in source
+    assert f"probe('ttt_checks', 'get_reward', get_reward, '{calls[0].nonce}')" in source
+    assert source.startswith("assert get_reward(init_board()) == (0, False)")
+    assert sandbox.rewrite_test_cell("assert 1 + 1 == 2") == ("assert 1 + 1 == 2", [])
+
+
+@pytest.mark.parametrize("bad", ["import autograder.ttt_checks as t\nt.check_get_reward(get_reward)",
+                                 "from autograder.ttt_checks import check_get_reward\ncheck_get_reward(a, b)",
+                                 "from autograder.ttt_checks import check_get_reward as c\nc(get_reward)",
+                                 "from autograder.reference import ttt1"])
+def test_unsupported_test_cells_are_refused(bad):
+    with pytest.raises(sandbox.UnsupportedTestCell):
+        sandbox.rewrite_test_cell(bad)
+
+
+def test_trusted_judge_accepts_the_reference_and_rejects_forgeries():
+    from autograder import reference, ttt_checks
+
+    cases = sandbox.trusted_cases("ttt_checks", "get_reward")
+    good = json.loads(json.dumps(ttt_checks.probe_get_reward(reference.ttt1()["get_reward"], cases)))
+    assert sandbox.judge("ttt_checks", "get_reward", good) is None
+    forged = [{"reward": 0.0, "done": False}] * len(cases)
+    assert "get_reward gives a wrong result" in sandbox.judge("ttt_checks", "get_reward", forged)
+    assert "could not be checked" in sandbox.judge("ttt_checks", "get_reward", {"not": "a list"}) or \
+        "probe returned" in sandbox.judge("ttt_checks", "get_reward", {"not": "a list"})
+
+
+def test_probe_data_needs_the_right_nonce(tmp_path):
+    call = sandbox.CheckCall("ttt_checks", "get_reward")
+    (tmp_path / ".probe").mkdir()
+    assert "no test data came back" in sandbox.SandboxExecute._probe_outputs(tmp_path, call)
+    (tmp_path / ".probe" / f"{call.nonce}.json").write_text(json.dumps({"nonce": "guessed", "outputs": []}))
+    assert "not what the grader asked for" in sandbox.SandboxExecute._probe_outputs(tmp_path, call)
+    (tmp_path / ".probe" / f"{call.nonce}.json").write_text(json.dumps({"nonce": call.nonce, "outputs": [1]}))
+    assert sandbox.SandboxExecute._probe_outputs(tmp_path, call) == [1]
+
+
+# ----------------------------------------------------------------------------- the sandbox itself
+
+CONFINEMENT = r'''
+import os, json
+report = {"uid": os.getuid(), "cwd": os.getcwd()}
+for path in PATHS:
+    try:
+        open(path).read(10) if os.path.isfile(path) else os.listdir(path)
+        report[path] = "readable"
+    except OSError as exc:
+        report[path] = type(exc).__name__
+for path in WRITES:
+    try:
+        open(path, "w").write("x")
+        report[path] = "written"
+    except OSError as exc:
+        report[path] = type(exc).__name__
+import socket
+try:
+    socket.create_connection(("127.0.0.1", PORT), timeout=2).close()
+    report["network"] = "connected"
+except OSError as exc:
+    report["network"] = type(exc).__name__
+try:
+    import autograder
+    report["import autograder"] = "ok"
+except ImportError:
+    report["import autograder"] = "ImportError"
+print(json.dumps(report))
+'''
+
+
+@needs_root
+def test_kernel_cannot_see_or_touch_grader_files(tmp_path):
+    secret = [str(REPO_ROOT / "assignments"), str(REPO_ROOT / "autograder" / "reference.py"),
+              str(REPO_ROOT / "solutions"), str(REPO_ROOT / ".git"), "/root/.bashrc", "/home", str(tmp_path)]
+    writes = [str(REPO_ROOT / "autograder" / "x"), "/etc/x", str(REPO_ROOT / ".venv" / "x")]
+    listener = socket.create_server(("127.0.0.1", 0))  # a service on the grading machine's loopback
+    port = listener.getsockname()[1]
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(f"PATHS = {secret!r}\nWRITES = {writes!r}\nPORT = {port}\n" + CONFINEMENT),
+        nbformat.v4.new_code_cell("import sys\nprint('a library warning', file=sys.stderr)\nassert True",
+                                  metadata={"nbgrader": {"grade": True, "grade_id": "noisy", "points": 1,
+                                                         "solution": False, "locked": True}}),
+        nbformat.v4.new_code_cell("for _ in range(40):\n    print('x' * 100_000)"),
+        nbformat.v4.new_code_cell("import os\nos._exit(3)"),
+        nbformat.v4.new_code_cell("assert True", metadata={"nbgrader": {"grade": True, "grade_id": "after_death",
+                                                                        "points": 1, "solution": False,
+                                                                        "locked": True}}),
+    ])
+    executor = sandbox.SandboxExecute(report_directory=str(tmp_path / "reports"), timeout=60)
+    nb, _ = executor.preprocess(nb, {"nbgrader": {"student": "s", "assignment": "a", "notebook": "n"}})
+    report = json.loads(nb.cells[0].outputs[0]["text"])
+    assert report["uid"] != 0 and report["cwd"] == sandbox.SCRATCH_INSIDE
+    assert all(report[p] == "FileNotFoundError" for p in secret), report
+    assert all(report[p] in ("FileNotFoundError", "OSError", "PermissionError") for p in writes), report
+    assert not (REPO_ROOT / "autograder" / "x").exists()
+    assert report["import autograder"] == "ImportError"
+    assert report["network"] != "connected"  # its own network namespace: no loopback services
+    listener.close()
+    # stderr does not cost the point; the verdict replaces the outputs
+    assert [o["output_type"] for o in nb.cells[1].outputs] == ["stream"]
+    assert "Tests passed" in nb.cells[1].outputs[0]["text"]
+    # os._exit kills the kernel; the next graded cell still runs in a restarted kernel
+    assert "Tests passed" in nb.cells[4].outputs[0]["text"]
+    flood = "".join(o.get("text", "") for o in nb.cells[2].outputs)
+    assert "output truncated" in flood and len(flood) < 3_000_000
+    saved = json.loads((tmp_path / "reports" / "a" / "s" / "n.json").read_text())
+    assert saved["isolation"] == "chroot" and any("kernel died" in f for f in saved["flags"])
+
+
+# ----------------------------------------------------------------------------- leaks and markers
+
+def _copy_sources(tmp_path) -> Path:
+    target = tmp_path / "source"
+    shutil.copytree(REPO_ROOT / "assignments", target)
+    return target
+
+
+def test_real_sources_have_well_formed_markers():
+    leaks.check_markers(REPO_ROOT / "assignments")
+
+
+@pytest.mark.parametrize("typo", ["### BEGIN HIDDEN TEST", "## BEGIN HIDDEN TESTS", "### BEGIN HIDDEN  TESTS",
+                                  "### begin hidden tests"])
+def test_a_mistyped_hidden_test_marker_is_caught(tmp_path, typo):
+    source = _copy_sources(tmp_path)
+    path = next(source.glob("*/*.ipynb"))
+    text = path.read_text().replace("### BEGIN HIDDEN TESTS", typo, 1)
+    path.write_text(text)
+    with pytest.raises(leaks.MarkerError, match="marker"):
+        leaks.check_markers(source)
+
+
+def test_committed_release_and_solutions_leak_nothing():
+    assert leaks.scan(pipeline.Course.main()) == []
+
+
+def test_a_planted_leak_is_found(tmp_path):
+    hidden, solution = leaks.secret_lines(REPO_ROOT / "assignments")
+    assert hidden and solution
+    release = tmp_path / "release"
+    shutil.copytree(REPO_ROOT / "release", release)
+    path = next(release.glob("*/*.ipynb"))
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code")
+    cell.source += "\n" + sorted(hidden)[0]
+    nbformat.write(nb, path)
+    (release / path.parent.name / "notes.txt").write_text("extra file")
+    course = types.SimpleNamespace(source=REPO_ROOT / "assignments", release=release, root=tmp_path, is_main=False)
+    problems = leaks.scan(course)
+    assert any("hidden-test line" in p for p in problems) and any("notes.txt" in p for p in problems)
+
+
+def test_feedback_scan_finds_hidden_lines(tmp_path):
+    hidden, _ = leaks.secret_lines(REPO_ROOT / "assignments")
+    feedback = tmp_path / "feedback" / "s" / "a"
+    feedback.mkdir(parents=True)
+    line = sorted(hidden)[0]
+    (feedback / "n.html").write_text(f"<html><pre><span>{line[:5]}</span>{line[5:]}</pre></html>")
+    course = types.SimpleNamespace(source=REPO_ROOT / "assignments", feedback=tmp_path / "feedback",
+                                   submitted=tmp_path / "submitted")
+    assert leaks.scan_feedback(course)
+
+
+# ----------------------------------------------------------------------------- collecting
+
+def test_student_ids_from_every_layout():
+    assert collect.student_id(Path("alice.ipynb")) == "alice"
+    assert collect.student_id(Path("smithjohn_late_1234_5678_ttt1_mcts.ipynb")) == "smithjohn"
+    assert collect.student_id(Path("Jane Doe_4242_assignsubmission_file_/ttt1_mcts.ipynb")) == "jane_doe"
+    assert collect.student_id(Path("bob/ttt1_mcts/ttt1_mcts.ipynb")) == "bob"
+
+
+def test_broken_files_are_reported_not_fatal(tmp_path):
+    incoming = tmp_path / "incoming"
+    (incoming / "alice" / "ttt1_mcts").mkdir(parents=True)
+    (incoming / "alice" / "ttt1_mcts" / "ttt1_mcts.ipynb").write_text('{"cells": [')
+    (incoming / "notes.ipynb").write_text(json.dumps(nbformat.v4.new_notebook()))
+    with zipfile.ZipFile(incoming / "lms.zip", "w") as archive:
+        archive.writestr("../escape.ipynb", "{}")
+    results = collect.collect(incoming, tmp_path / "submitted", REPO_ROOT / "release")
+    by_student = {r.student: r for r in results}
+    assert "not a valid notebook" in by_student["alice"].problems[0]
+    assert (tmp_path / "submitted" / "alice" / "ttt1_mcts" / "ttt1_mcts.ipynb").exists()  # graded as blank
+    assert "no assignment notebook recognised" in by_student["notes"].problems[0]
+    assert not (tmp_path / "escape.ipynb").exists() and "escape" not in by_student
+
+
+def test_steps_refuse_to_run_without_a_gradebook(tmp_path):
+    course = pipeline.Course.workspace(tmp_path / "ws")
+    with pytest.raises(pipeline.GraderError, match="no gradebook"):
+        pipeline.autograde(course)
+    assert not (tmp_path / "ws" / "gradebook.db").exists()
+
+
+def test_without_root_it_degrades_with_a_warning(tmp_path, monkeypatch, caplog):
+    """Not root: no chroot sandbox; the kernel runs unisolated, the report and the log say so,
+    and verdicts are still the grader's."""
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    assert sandbox.isolation_available() == (False, "the grader is not running as root (needed for a mount "
+                                                    "namespace and a separate uid)")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import sys\nprint('warning', file=sys.stderr)",
+        metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1, "solution": False, "locked": True}})])
+    executor = sandbox.SandboxExecute(report_directory=str(tmp_path), timeout=60)
+    with caplog.at_level("WARNING"):
+        nb, _ = executor.preprocess(nb, {"nbgrader": {"student": "s", "assignment": "a", "notebook": "n"}})
+    assert "AUTOGRADER SANDBOX DISABLED" in caplog.text
+    assert json.loads((tmp_path / "a" / "s" / "n.json").read_text())["isolation"].startswith("none:")
+    assert "Tests passed" in nb.cells[0].outputs[-1]["text"]
+    with pytest.raises(RuntimeError, match="sandbox required"):
+        sandbox.SandboxExecute(isolation="chroot").preprocess(nb, {"nbgrader": {}})
