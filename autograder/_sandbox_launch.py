@@ -67,16 +67,17 @@ def enter(spec: dict) -> None:
     root = spec["root"]
     os.makedirs(root, exist_ok=True)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
+    bind(root, "/dev", "/dev", writable=True)  # device nodes; no files of anybody's live there
+    for private in ("/tmp", "/dev/shm", "/var/tmp"):
+        os.makedirs(root + private, exist_ok=True)
+        mount("tmpfs", root + private, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=512m")
+    # After the private temporary folders: a course checkout (and its .venv) may itself live under /tmp.
     for source in spec["readonly"]:
         if os.path.lexists(source):
             if os.path.islink(source) and os.path.dirname(source) == "/":  # /bin -> usr/bin on merged-/usr systems
                 os.symlink(os.readlink(source), root + source)
             else:
                 bind(root, source, source)
-    bind(root, "/dev", "/dev", writable=True)  # device nodes; no files of anybody's live there
-    for private in ("/tmp", "/dev/shm", "/var/tmp"):
-        os.makedirs(root + private, exist_ok=True)
-        mount("tmpfs", root + private, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=512m")
     os.makedirs(root + "/proc", exist_ok=True)
     try:  # a fresh procfs in which the sandbox sees only its own processes
         mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=2")
