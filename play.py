@@ -1,6 +1,7 @@
 """Play the course's games in a terminal.
 
     python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
+    python play.py arena strong greedy --games 1000 --seed 0 [--json]
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
 module (Azul: ``azcourse.azul_terminal``). Exit code 0 when a game ends or the player leaves
@@ -28,6 +29,14 @@ def _azul(args: argparse.Namespace) -> int:
     return game.run()
 
 
+def _arena(args: argparse.Namespace) -> int:
+    """``play.py arena``: N games between two agents, seats alternating, in parallel."""
+    from azcourse.azul.arena import run_from_args
+
+    run_from_args(args)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per game (later: ``arena``)."""
     from azcourse.azul_agents import AGENTS
@@ -44,6 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="your seat (default 0); who starts is drawn from the seed (rule 3)")
     azul.add_argument("--no-color", action="store_true", help="plain letters, no ANSI colours")
     azul.set_defaults(run=_azul)
+
+    from azcourse.azul.arena import add_arguments
+
+    arena = games.add_parser("arena", help="N Azul games between two agents (seats alternate), W/D/L with a 95%% CI",
+                             description="Play N Azul games between two agents, alternating seats and seeds, "
+                                         "in parallel on all cores; agents: random, greedy, baseline, strong, "
+                                         "strong+search, strong+search:N (simulations), strong+search:0.5s.")
+    add_arguments(arena)
+    arena.set_defaults(run=_arena)
     return parser
 
 

@@ -149,6 +149,10 @@ AGENTS: dict[str, Callable[[], Agent]] = {
     "random": lambda: random_agent,
     "greedy": lambda: greedy_agent,
 }
+# Trained models from ckpts/ ("baseline", "strong", "strong+search"), loaded only when chosen.
+from azcourse.azul.checkpoints import MODEL_AGENTS  # noqa: E402
+
+AGENTS.update(MODEL_AGENTS)
 
 
 def make_agent(name: str) -> Agent:

@@ -1,6 +1,7 @@
 """``play.py azul`` driven through a pipe, as a person would type. The test replays the same seeded
 game with the engine (``session_rngs`` gives the CLI's generators) to know the legal codes, the
 opponent's replies and the final scores."""
+import json
 import re
 import subprocess
 import sys
@@ -118,3 +119,24 @@ def test_unknown_opponent_is_a_usage_error():
     proc = run_cli("", "--opponent", "grandmaster")
     assert proc.returncode == 2
     assert "invalid choice: 'grandmaster'" in proc.stderr
+
+
+def test_help_of_every_command_prints():
+    for args in ([], ["azul"], ["arena"]):
+        done = subprocess.run([sys.executable, str(ROOT / "play.py"), *args, "--help"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "usage: play.py" in done.stdout
+
+
+def test_arena_prints_a_json_summary_that_counts_every_game():
+    done = subprocess.run([sys.executable, str(ROOT / "play.py"), "arena", "greedy", "random", "--games", "6", "--seed", "1",
+                           "--workers", "1", "--json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["wins"] + summary["draws"] + summary["losses"] == 6
+    assert summary["wins"] >= 5, "greedy beats random"
+
+
+def test_trained_models_are_opponents():
+    done = run_cli("quit\n", "--opponent", "strong", "--seed", "2")
+    assert done.returncode == 0 and "You left the game." in done.stdout

@@ -1,0 +1,14 @@
+"""Azul models for the course pack: features, networks, search, training, checkpoints and arena.
+
+Quick use::
+
+    from azcourse.azul import load_agent
+    agent = load_agent("azul_strong")                    # policy only
+    agent = load_agent("azul_strong", simulations=200)   # inside PUCT search
+    action = agent(board, rng)
+
+See ``docs/azul_model.md`` for the design and the measured results.
+"""
+from .checkpoints import available_models, load_agent, load_network, load_params, make_model_agent
+
+__all__ = ["available_models", "load_agent", "load_network", "load_params", "make_model_agent"]

@@ -1,0 +1,198 @@
+"""Azul checkpoints: one format, one loader, and agents from a checkpoint in one call.
+
+Format (``ckpts/<model>/``)
+---------------------------
+* ``params.msgpack``: the network's ``'params'`` collection (Dense layers ``hidden_i``,
+  ``policy_head``, ``value_head``; float32 ``kernel``/``bias``), written with
+  ``flax.serialization.to_bytes`` (Flax's msgpack format). Restore it in Flax with
+  ``flax.serialization.msgpack_restore(open(path, 'rb').read())``.
+* ``card.json``: architecture (``hidden``, ``feature_dim``, ``n_actions``, ``param_count``), the
+  training config and budget, the date, and arena results.
+
+``load_params`` reads the file with plain ``msgpack`` (the same wire format: arrays are msgpack
+ext type 1 holding ``(shape, dtype name, bytes)``), so loading a model and playing with it never
+imports JAX: it takes a few milliseconds (tests check it equals Flax's own restore).
+
+One-call agents::
+
+    agent = load_agent("azul_strong")                       # policy only: one network call a move
+    agent = load_agent("azul_strong", simulations=200)      # inside PUCT search
+    action = agent(board, rng)
+
+``make_model_agent("strong+search")`` understands the names used by the arena and ``play.py``.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Mapping
+
+import msgpack
+import numpy as np
+
+import Azul_Simulator as az
+
+from .network import NumpyAzulNet
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+CKPT_ROOT = REPO_ROOT / "ckpts"
+PARAMS_FILE = "params.msgpack"
+CARD_FILE = "card.json"
+
+# Search budget of the "+search" agents: simulations per move, capped at 1 s per move. 100
+# simulations take ~50 ms a move on one core; the arena figures in docs/azul_model.md use it.
+DEFAULT_SIMULATIONS = 100
+DEFAULT_TIME_LIMIT = 1.0
+
+
+def model_dir(name_or_path) -> pathlib.Path:
+    """``ckpts/<name>`` for a model name ("azul_strong", or "strong" for short), else the path."""
+    path = pathlib.Path(name_or_path)
+    if path.is_dir():
+        return path
+    name = str(name_or_path)
+    if not name.startswith("azul_"):
+        name = "azul_" + name
+    return CKPT_ROOT / name
+
+
+def _to_numpy_tree(tree):
+    if isinstance(tree, Mapping):
+        return {str(k): _to_numpy_tree(v) for k, v in tree.items()}
+    return np.asarray(tree, np.float32)
+
+
+def save_params(directory, params: Mapping, card: Mapping | None = None) -> pathlib.Path:
+    """Write ``params.msgpack`` (and ``card.json`` when given) into ``directory``."""
+    from flax import serialization
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / PARAMS_FILE).write_bytes(serialization.to_bytes(_to_numpy_tree(params)))
+    if card is not None:
+        write_card(directory, card)
+    return directory
+
+
+def write_card(directory, card: Mapping) -> None:
+    path = pathlib.Path(directory) / CARD_FILE
+    path.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
+
+
+def record_arena(name_or_path, summary: Mapping) -> None:
+    """Store an arena summary in the model's card under ``arena["<agent_a> vs <agent_b>"]``."""
+    directory = model_dir(name_or_path)
+    card = read_card(directory)
+    key = f"{summary['agent_a']} vs {summary['agent_b']}"
+    keep = ("games", "seed", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_score_a",
+            "mean_score_b", "mean_score_diff", "ms_per_move_a", "wall_s", "workers")
+    card.setdefault("arena", {})[key] = {k: summary[k] for k in keep if k in summary}
+    write_card(directory, card)
+
+
+def read_card(name_or_path) -> dict:
+    path = model_dir(name_or_path) / CARD_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _ext_hook(code, data):
+    if code in (1, 3):  # ndarray, numpy scalar
+        shape, dtype, buffer = msgpack.unpackb(data, raw=True)
+        array = np.frombuffer(buffer, dtype=np.dtype(dtype.decode())).reshape(shape)
+        return array if code == 1 else array[()]
+    raise ValueError(f"unsupported msgpack ext type {code} in an Azul checkpoint")
+
+
+def _decode_keys(tree):
+    if isinstance(tree, dict):
+        return {(k.decode() if isinstance(k, bytes) else k): _decode_keys(v) for k, v in tree.items()}
+    return tree
+
+
+def load_params(name_or_path) -> dict:
+    """The ``'params'`` dict (numpy float32 arrays) of a checkpoint (a model name, a directory
+    holding ``params.msgpack``, or a ``.msgpack`` file), without importing JAX."""
+    path = pathlib.Path(name_or_path)
+    path = path if path.suffix == ".msgpack" else model_dir(name_or_path) / PARAMS_FILE
+    data = path.read_bytes()
+    return _decode_keys(msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False))
+
+
+def load_network(name_or_path) -> NumpyAzulNet:
+    """The checkpoint as a numpy network: ``net(board) -> (prior, value)``."""
+    return NumpyAzulNet(load_params(name_or_path))
+
+
+class PolicyAgent:
+    """One network call per move: the legal move with the largest logit."""
+
+    def __init__(self, net: NumpyAzulNet, name: str = "policy"):
+        self.net = net
+        self.name = name
+
+    def __call__(self, board, rng=None):
+        if az.get_valid_mask(board)[az.NOOP]:
+            return az.NOOP
+        return self.net.policy_action(board)
+
+
+def load_agent(name_or_path, simulations: int | None = None, time_limit: float | None = None,
+               **search_options):
+    """A checkpoint as an agent ``agent(board, rng) -> action`` in one call.
+
+    Args:
+        name_or_path: "azul_strong", "azul_baseline" (or "strong"/"baseline"), or a directory.
+        simulations: ``None`` (and no ``time_limit``): policy only. Otherwise PUCT search with that
+            many simulations per move (default ``DEFAULT_SIMULATIONS`` when only ``time_limit`` is set).
+        time_limit: optional cap in seconds per move for the search.
+        search_options: ``prior_mix`` (see ``search.make_evaluator``) and other ``SearchConfig``
+            fields (``c_puct``, ``value_mix``, ``chance``, ...); defaults come from the card's
+            ``search`` entry.
+    """
+    net = load_network(name_or_path)
+    label = model_dir(name_or_path).name
+    if simulations is None and time_limit is None:
+        return PolicyAgent(net, label)
+    from .search import SearchAgent, SearchConfig, make_evaluator
+    defaults = read_card(name_or_path).get("search", {})
+    options = {**defaults, **search_options}
+    prior_mix = float(options.pop("prior_mix", 0.0))
+    config = SearchConfig(simulations=simulations or DEFAULT_SIMULATIONS, time_limit=time_limit,
+                          **{k: v for k, v in options.items()
+                             if k in SearchConfig.__dataclass_fields__ and k not in ("simulations", "time_limit")})
+    agent = SearchAgent(make_evaluator(net, prior_mix), config)
+    agent.name = f"{label}+search"
+    return agent
+
+
+def make_model_agent(spec: str):
+    """Agents by arena/CLI name: "strong", "baseline", "azul_strong", "strong+search",
+    "strong+search:800" (simulations), "strong+search:0.5s" (seconds per move, sims uncapped)."""
+    spec = spec.strip()
+    name, _, search = spec.partition("+search")
+    if not _:
+        return load_agent(name)
+    budget = search.lstrip(":")
+    if not budget:
+        return load_agent(name, simulations=DEFAULT_SIMULATIONS, time_limit=DEFAULT_TIME_LIMIT)
+    if budget.endswith("s"):
+        return load_agent(name, simulations=10**9, time_limit=float(budget[:-1]))
+    return load_agent(name, simulations=int(budget), time_limit=DEFAULT_TIME_LIMIT)
+
+
+def available_models() -> list[str]:
+    """Model names with a checkpoint under ``ckpts/``."""
+    if not CKPT_ROOT.exists():
+        return []
+    return sorted(p.name for p in CKPT_ROOT.iterdir() if (p / PARAMS_FILE).exists())
+
+
+def _factory(spec: str):
+    def build():
+        return make_model_agent(spec)
+    build.__doc__ = f"Build the {spec!r} agent from ckpts/ (see make_model_agent)."
+    return build
+
+
+# Zero-argument factories in the form of ``azcourse.azul_agents.AGENTS``:
+# ``AGENTS.update(MODEL_AGENTS)`` makes the models playable by name (and ``play.py --opponent``).
+MODEL_AGENTS = {spec: _factory(spec) for spec in ("baseline", "strong", "strong+search")}
