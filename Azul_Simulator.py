@@ -479,15 +479,7 @@ def _tile_player_wall(board, player):
     for colour in range(N_COLOURS):
         board[LID + colour] += board[player + P_FLOOR + colour]
         board[player + P_FLOOR + colour] = 0
-    row_done = False
-    for row in range(5):
-        full = True
-        for col in range(5):
-            if wall[row, col] == 0:
-                full = False
-        if full:
-            row_done = True
-    return row_done
+    return _complete_rows(board, player) > 0
 
 
 @numba.njit(cache=True)

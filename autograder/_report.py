@@ -33,6 +33,17 @@ def failure(function: str, n_bad: int, n_total: int, details: str) -> AssertionE
         f"First failing case:\n{details}")
 
 
+def compare_all(function: str, cases: list, expected: list, got: list, same, describe) -> None:
+    """Raise a readable AssertionError at the first case where `same(exp, got)` is False."""
+    if len(got) != len(expected):
+        raise AssertionError(f"{function}: the probe returned {len(got)} results for {len(expected)} cases")
+    bad = [i for i, (e, g) in enumerate(zip(expected, got)) if not same(e, g)]
+    if bad:
+        i = bad[0]
+        raise failure(function, len(bad), len(cases),
+                      f"{describe(cases[i])}\n  expected: {short(expected[i])}\n  got:      {short(got[i])}")
+
+
 def error_of(exc: BaseException) -> str:
     """Plain-data description of an exception raised by student code."""
     return f"{type(exc).__name__}: {exc}"

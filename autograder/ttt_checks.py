@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import ttt_cases
-from ._report import board_block, error_of, failure, quiet, short
+from ._report import board_block, compare_all, error_of, failure, quiet, short
 
 FLOAT_TOLERANCE = 1e-6
 SEARCH_CHECKPOINTS = (1, 2, 3, 5, 10, 20, 40, 80, 120)
@@ -35,17 +35,6 @@ def _provided(fn, name: str):
         return fn.__globals__[name]
     except (AttributeError, KeyError):
         raise AssertionError(f"`{name}` is not defined: run the provided cells of the notebook first") from None
-
-
-def _compare_all(function: str, cases: list, expected: list, got: list, same, describe) -> None:
-    """Raise a readable AssertionError at the first case where `same(exp, got)` is False."""
-    if len(got) != len(expected):
-        raise AssertionError(f"{function}: the probe returned {len(got)} results for {len(expected)} cases")
-    bad = [i for i, (e, g) in enumerate(zip(expected, got)) if not same(e, g)]
-    if bad:
-        i = bad[0]
-        raise failure(function, len(bad), len(cases),
-                      f"{describe(cases[i])}\n  expected: {short(expected[i])}\n  got:      {short(got[i])}")
 
 
 def _is_int_like(value) -> bool:
@@ -73,7 +62,7 @@ def judge_get_next_state(cases: list, outputs: list) -> None:
     expected = probe_get_next_state(_reference()["get_next_state"], cases)
     describe = lambda case: (f"  board (X = player to move, O = opponent):\n{board_block(case['board'])}\n"
                              f"  action: {case['action']}")
-    _compare_all("get_next_state", cases, expected, outputs, lambda e, g: e == g, describe)
+    compare_all("get_next_state", cases, expected, outputs, lambda e, g: e == g, describe)
 
 
 def cases_get_next_state() -> list:
@@ -111,7 +100,7 @@ def probe_get_reward(fn, cases: list) -> list:
 def judge_get_reward(cases: list, outputs: list) -> None:
     expected = probe_get_reward(_reference()["get_reward"], cases)
     describe = lambda case: f"  board (X = player to move, O = opponent):\n{board_block(case['board'])}"
-    _compare_all("get_reward", cases, expected, outputs, lambda e, g: e == g, describe)
+    compare_all("get_reward", cases, expected, outputs, lambda e, g: e == g, describe)
 
 
 def cases_get_reward() -> list:
@@ -222,7 +211,7 @@ def judge_get_action_prob(cases: list, outputs: list) -> None:
     describe = lambda case: (f"  node board (X = player to move):\n{board_block(case['board'])}\n"
                              f"  visits N(s,a) = {case['n_sa'].astype(int).tolist()}\n"
                              f"  temperature = {case['temperature']}")
-    _compare_all("get_action_prob", cases, expected, outputs, _close_vectors, describe)
+    compare_all("get_action_prob", cases, expected, outputs, _close_vectors, describe)
 
 
 def cases_get_action_prob() -> list:
@@ -272,7 +261,7 @@ def judge_expand_node(cases: list, outputs: list) -> None:
     expected = probe_expand_node(_reference()["expand_node"], cases)
     describe = lambda case: (f"  tree already holding {len(case['existing'])} node(s); new board:\n"
                              f"{board_block(case['board'])}\n  prior = {np.round(case['prior'], 4).tolist()}")
-    _compare_all("expand_node", cases, expected, outputs, _same_expansion, describe)
+    compare_all("expand_node", cases, expected, outputs, _same_expansion, describe)
 
 
 def cases_expand_node() -> list:
