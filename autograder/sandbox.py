@@ -54,6 +54,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Bool, Dict, Integer, List, Unicode
 
+from . import numba_cache
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
 LAUNCHER = PACKAGE_DIR / "_sandbox_launch.py"
@@ -410,6 +412,8 @@ class SandboxExecute(NbGraderPreprocessor):
         config=True)
     report_directory = Unicode("", help="where per-notebook JSON reports go ('' = none)").tag(config=True)
     extra_readonly = List([], help="more host paths the sandbox may read").tag(config=True)
+    warm_numba = Bool(True, help="start each kernel with a copy of the grader's compiled numba cache").tag(
+        config=True)
     isolate_network = Bool(True, help="give the kernel its own (empty) network namespace").tag(config=True)
     rlimits = Dict({"RLIMIT_CORE": 0, "RLIMIT_FSIZE": 2**30, "RLIMIT_NOFILE": 4096, "RLIMIT_NPROC": 1024},
                    help="resource limits of the kernel (resource module names)").tag(config=True)
@@ -467,6 +471,8 @@ class SandboxExecute(NbGraderPreprocessor):
         (scratch / ".probe").mkdir()
         if lease:  # the launcher hands the scratch folder itself over; the probe folder is handed here
             os.lchown(scratch / ".probe", lease.uid, lease.uid)
+        if self.warm_numba:  # spares each Azul submission the engine's compilation
+            numba_cache.seed(scratch / ".cache", lease.uid if lease else None)
         prefix, env = self._launch(workdir, lib, scratch, lease)
         self._execute_cells(executed, outcomes, prefix, env, scratch, lease, report)
         for index, cell in enumerate(executed.cells):  # kernel outputs go back into nbgrader's notebook

@@ -1,0 +1,108 @@
+"""The hidden-test helpers of the Azul notebook pass the reference and catch wrong answers."""
+import numpy as np
+import pytest
+
+import Azul_Simulator as az
+from autograder import azul_checks, reference
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference.reference_namespace("azul3_play", "azul3_play")
+
+
+def test_reference_passes_every_check(ref):
+    azul_checks.check_decode_move(ref["decode_move"])
+    azul_checks.check_legal_takes(ref["legal_takes"])
+    azul_checks.check_masked_policy(ref["masked_policy"])
+    azul_checks.check_arena(ref["arena"])
+
+
+def test_reference_matches_engine():
+    """The notebook's reference agrees with the engine it teaches (decode and legal moves)."""
+    ns = reference.reference_namespace("azul3_play", "azul3_play")
+    for action in range(az.N_TAKES):
+        assert ns["decode_move"](az.action_to_string(action)) == action
+    for board in azul_checks.take_positions()[:200]:
+        board = np.array(board, dtype=np.int16)
+        assert np.array_equal(ns["legal_takes"](az.AzulState.decode(board)), az.get_valid_mask(board)[:az.N_TAKES])
+
+
+def test_decode_move_without_strip_fails(ref):
+    def no_strip(code):
+        return ref["decode_move"](code.upper()) if isinstance(code, str) and code == code.strip() else 1 / 0
+
+    with pytest.raises(AssertionError, match=r"decode_move gives a wrong result on \d+ of \d+ test cases"):
+        azul_checks.check_decode_move(no_strip)
+
+
+def test_decode_move_accepting_bad_codes_fails(ref):
+    def lenient(code):
+        try:
+            return ref["decode_move"](code)
+        except ValueError:
+            return 0
+
+    with pytest.raises(AssertionError, match="expected: 'raises ValueError'"):
+        azul_checks.check_decode_move(lenient)
+
+
+def test_legal_takes_that_allows_full_lines_names_the_moves(ref):
+    def full_lines_allowed(state):
+        mask = ref["legal_takes"](state).reshape(6, 5, 6)
+        me = state.players[0]
+        for row in range(5):
+            if me.pattern[row].sum() == row + 1:
+                colour = int(np.argmax(me.pattern[row]))
+                mask[:, colour, row] |= np.vstack([state.centre, state.factories])[:, colour] > 0
+        return mask.reshape(-1)
+
+    with pytest.raises(AssertionError, match="illegal but in your mask: [C1-5]"):
+        azul_checks.check_legal_takes(full_lines_allowed)
+
+
+def test_legal_takes_ignoring_the_wall_fails(ref):
+    def no_wall(state):
+        blank = az.AzulState.decode(state.encode())
+        blank.players[0].wall[:] = False
+        return ref["legal_takes"](blank)
+
+    with pytest.raises(AssertionError, match="legal_takes gives a wrong result"):
+        azul_checks.check_legal_takes(no_wall)
+
+
+def test_masked_policy_that_overflows_fails():
+    def naive(logits, mask):
+        p = np.exp(np.asarray(logits, dtype=np.float64)) * mask
+        return p / p.sum()
+
+    with pytest.raises(AssertionError, match="masked_policy gives a wrong result"):
+        azul_checks.check_masked_policy(naive)
+
+
+def test_masked_policy_leaking_to_illegal_moves_fails(ref):
+    def leaky(logits, mask):
+        p = ref["masked_policy"](logits, mask) + 1e-3
+        return p / p.sum()
+
+    with pytest.raises(AssertionError, match="masked_policy"):
+        azul_checks.check_masked_policy(leaky)
+
+
+def test_arena_without_seat_alternation_fails(ref):
+    def fixed_seats(agent_a, agent_b, num_games, seed):
+        def a_always_seat_0(board, rng):
+            return (agent_a if az.current_seat(board) == 0 else agent_b)(board, rng)
+        return ref["arena"](a_always_seat_0, a_always_seat_0, num_games, seed) | {}
+
+    with pytest.raises(AssertionError, match="follow the protocol in the text exactly"):
+        azul_checks.check_arena(fixed_seats)
+
+
+def test_arena_reporting_the_last_movers_view_fails(ref):
+    def wrong_view(agent_a, agent_b, num_games, seed):
+        result = ref["arena"](agent_a, agent_b, num_games, seed)
+        return {**result, "wins": result["losses"], "losses": result["wins"]}
+
+    with pytest.raises(AssertionError, match="arena gives a wrong result"):
+        azul_checks.check_arena(wrong_view)
