@@ -23,7 +23,8 @@ from .reference import strip_solution_markers
 TTT1_TESTS = ("test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob",
               "test_expand_node", "test_search_iter")
 TTT2_TESTS = ("test_train_step", "test_match_average")
-ALL = {"ttt1_mcts": set(TTT1_TESTS), "ttt2_selfplay": set(TTT2_TESTS)}
+AZUL3_TESTS = ("test_decode_move", "test_legal_takes", "test_masked_policy", "test_arena")
+ALL = {"ttt1_mcts": set(TTT1_TESTS), "ttt2_selfplay": set(TTT2_TESTS), "azul3_play": set(AZUL3_TESTS)}
 MODEL_ANSWER = "My answer: the search visits the winning move most often, because its value is +1."
 
 
@@ -95,6 +96,22 @@ def get_reward(board):
 WRONG_MATCH_AVERAGE = '''
 def match_average(agent1, agent2, num_games=200):
     return (100.0, 0.0, 0.0)
+'''
+LEGAL_TAKES_WITHOUT_WALL = '''
+def legal_takes(state):
+    me = state.players[0]
+    sources = np.vstack([state.centre, state.factories])
+    mask = np.zeros((6, 5, 6), dtype=bool)
+    for source in range(6):
+        for colour in range(5):
+            if sources[source, colour] == 0:
+                continue
+            mask[source, colour, 5] = True
+            for row in range(5):
+                held = me.pattern[row]
+                # forgets that a colour already on wall row `row` may not go to pattern line `row`
+                mask[source, colour, row] = held.sum() == 0 or (held[colour] > 0 and held.sum() < row + 1)
+    return mask.reshape(-1)
 '''
 ALWAYS_EQUAL = '''
 class AlwaysEqual(tuple):
@@ -270,7 +287,7 @@ def _lms_zip(course) -> dict:
     return {"lms_download.zip": buffer.getvalue()}
 
 
-T1, T2 = set(TTT1_TESTS), set(TTT2_TESTS)
+T1, T2, AZ3 = set(TTT1_TESTS), set(TTT2_TESTS), set(AZUL3_TESTS)
 
 
 def all_cases() -> list[Case]:
@@ -284,6 +301,9 @@ def all_cases() -> list[Case]:
         simple("partial_reward", "ttt1_mcts", T1 - {"test_get_reward", "test_search_iter"},
                extra={"get_reward": NO_ANTI_DIAGONAL}),
         simple("partial", "ttt2_selfplay", {"test_train_step"}, extra={"match_average": WRONG_MATCH_AVERAGE}),
+        simple("full", "azul3_play", AZ3),
+        simple("partial_wall", "azul3_play", AZ3 - {"test_legal_takes"},
+               extra={"legal_takes": LEGAL_TAKES_WITHOUT_WALL}),
         Case("edited_tests", "ttt1_mcts", _edited_tests, T1 - {"test_get_reward", "test_search_iter"},
              problems=["locked cell test_get_reward was edited", "locked cell test_search_iter was edited"]),
         Case("deleted_tests", "ttt1_mcts", _deleted_tests, T1, problems=["re-inserted"]),
@@ -309,7 +329,7 @@ def all_cases() -> list[Case]:
     ]
 
 
-DEMO = ("full", "blank", "partial_action_prob", "partial", "always_equal", "input_transformer", "gradebook_write",
+DEMO = ("full", "blank", "partial_action_prob", "partial", "partial_wall", "always_equal", "input_transformer", "gradebook_write",
         "warning")
 
 
