@@ -3,7 +3,7 @@
     python benchmarks/bench_tictactoe_mcts.py
 
 Budget (issue 3): >= 30,000 simulations/s with the toy model on one core. The trained-network
-figure (>= 10,000/s) is measured by bench_tictactoe_notebooks.py, which trains the network.
+figure (>= 10,000/s) is measured by bench_notebooks.py, which trains the network.
 """
 import os
 import time

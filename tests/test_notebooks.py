@@ -99,14 +99,40 @@ def test_release_raises_only_not_implemented_error(generated, assignment, notebo
     assert all(name == "NotImplementedError" for _, name, _ in errors), errors
 
 
+@pytest.fixture(scope="module")
+def executed_solution(generated):
+    """The solution notebook executed as under the autograder (once per notebook)."""
+    done = {}
+
+    def get(assignment, notebook):
+        if (assignment, notebook) not in done:
+            done[assignment, notebook] = _execute(generated / "solutions" / assignment / f"{notebook}.ipynb",
+                                                  "autograde")
+        return done[assignment, notebook]
+    return get
+
+
 @pytest.mark.parametrize("assignment, notebook", NOTEBOOKS)
-def test_solution_runs_top_to_bottom_without_errors_or_stderr(generated, assignment, notebook):
-    nb = _execute(generated / "solutions" / assignment / f"{notebook}.ipynb", "autograde")
+def test_solution_runs_top_to_bottom_without_errors_or_stderr(executed_solution, assignment, notebook):
+    nb = executed_solution(assignment, notebook)
     assert not list(_outputs(nb, "error")), [out.evalue for _, _, out in _outputs(nb, "error")]
     stderr = [(i, cell.metadata.get("nbgrader", {}).get("grade", False), out.text[:300])
               for i, cell, out in _outputs(nb, "stream", "stderr")]
     assert not [s for s in stderr if s[1]], f"stderr in a graded cell scores 0: {stderr}"
     assert not [s for s in stderr if "warn" in s[2].lower()], f"library warnings: {stderr}"
+
+
+def test_azul_play_loop_refuses_bad_codes_and_plays_a_scripted_game(executed_solution):
+    """Not interactive (as under the autograder): the scripted player's bad codes are refused with
+    their reason, and the game is played to the end."""
+    nb = executed_solution("azul3_play", "azul3_play")
+    play = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "play")
+    text = "".join(out.get("text", "") for out in play.outputs if out.output_type == "stream")
+    refusals = [line for line in text.splitlines() if line.startswith("Refused:")]
+    assert len(refusals) == 2, refusals
+    assert "Unknown source '9'" in refusals[0] and "3 characters" in refusals[1], refusals
+    assert text.count("Your move: ") >= 20 and text.count("Model plays") >= 20, text[:2000]
+    assert any("image/png" in out.get("data", {}) for out in play.outputs), "the final board is drawn"
 
 
 def _secret_lines(nb) -> set[str]:

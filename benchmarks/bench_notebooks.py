@@ -1,9 +1,9 @@
 """Run the solution notebooks as a student would, then measure the agents they trained.
 
-    python benchmarks/bench_tictactoe_notebooks.py [--games 1000]
+    python benchmarks/bench_notebooks.py [--games 1000]
 
 Prints, for each notebook, its top-to-bottom run time in student mode (budget: 5 minutes on
-2 CPU cores). Then, in the same kernel as part 2 (so with the networks the notebook trained):
+2 CPU cores). Then, in the same kernel as tic-tac-toe part 2 (so with the networks the notebook trained):
 * the AlphaZero-loop network vs random (budget: >= 60% wins);
 * the directly trained network vs random (budget: >= 90% wins);
 * MCTS guided by the directly trained network vs random (budget: at most 1 loss in 1,000)
@@ -81,6 +81,8 @@ def main() -> None:
     print(f"CPU cores available: {len(os.sched_getaffinity(0))}, load average: {os.getloadavg()[0]:.2f}")
     seconds, _ = run(REPO_ROOT / "solutions" / "ttt1_mcts" / "ttt1_mcts.ipynb")
     print(f"ttt1_mcts solution notebook, student mode: {seconds:.1f} s (budget 300 s)")
+    seconds, _ = run(REPO_ROOT / "solutions" / "azul3_play" / "azul3_play.ipynb")
+    print(f"azul3_play solution notebook, student mode: {seconds:.1f} s (budget 300 s)")
     seconds, output = run(REPO_ROOT / "solutions" / "ttt2_selfplay" / "ttt2_selfplay.ipynb",
                           f"GAMES = {args.games}\n" + MEASURE_PART2)
     print(f"ttt2_selfplay solution notebook, student mode: {seconds:.1f} s (budget 300 s)")
