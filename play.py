@@ -1,10 +1,11 @@
 """Play the course's games in a terminal.
 
     python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
+    python play.py ttt --opponent perfect|mcts|random [--second] [--rules NOTEBOOK]
     python play.py arena strong greedy --games 1000 --seed 0 [--json]
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
-module (Azul: ``azcourse.azul_terminal``). Exit code 0 when a game ends or the player leaves
+module (Azul: ``azcourse.azul_terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``). Exit code 0 when a game ends or the player leaves
 (``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
 (e.g. piped into ``head``).
 """
@@ -27,6 +28,22 @@ def _azul(args: argparse.Namespace) -> int:
     color = not args.no_color and color_supported(sys.stdout)
     game = TerminalGame(args.opponent, seed, args.seat, color, echo=not sys.stdin.isatty())
     return game.run()
+
+
+def _ttt(args: argparse.Namespace) -> int:
+    """``play.py ttt``: a person against the perfect player, MCTS or random, with a notebook's rules."""
+    import numpy as np
+
+    from azcourse.tictactoe.terminal import RulesUnavailable, TerminalGame, load_rules
+
+    try:
+        rules = load_rules(args.rules)
+    except RulesUnavailable as problem:
+        print(f"play.py ttt: {problem}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
+    return TerminalGame(rules, args.opponent, seed, human_first=not args.second, simulations=args.simulations,
+                        echo=not sys.stdin.isatty()).run()
 
 
 def _arena(args: argparse.Namespace) -> int:
@@ -53,6 +70,20 @@ def build_parser() -> argparse.ArgumentParser:
                       help="your seat (default 0); who starts is drawn from the seed (rule 3)")
     azul.add_argument("--no-color", action="store_true", help="plain letters, no ANSI colours")
     azul.set_defaults(run=_azul)
+
+    from azcourse.tictactoe.terminal import DEFAULT_RULES, OPPONENTS
+
+    ttt = games.add_parser("ttt", help="play tic-tac-toe against the perfect player, MCTS or random",
+                           description="Play tic-tac-toe by square numbers 1-9 (row by row). The rules and the "
+                                       "search come from a part-1 notebook: the solution by default, or yours.")
+    ttt.add_argument("--opponent", choices=OPPONENTS, default="mcts",
+                     help="perfect (minimax), mcts (the notebook's MCTS with the toy model) or random (default: mcts)")
+    ttt.add_argument("--simulations", type=int, default=200, help="MCTS simulations per move (default 200)")
+    ttt.add_argument("--second", action="store_true", help="let the computer open (it plays X)")
+    ttt.add_argument("--seed", type=int, help="seed of the computer's random choices")
+    ttt.add_argument("--rules", default=str(DEFAULT_RULES),
+                     help="the part-1 notebook whose rules and MCTS to use (default: solutions/ttt1_mcts)")
+    ttt.set_defaults(run=_ttt)
 
     from azcourse.azul.arena import add_arguments
 

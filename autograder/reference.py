@@ -5,36 +5,14 @@ cells that are nbgrader solution cells or carry the cell tag ``provided`` (defin
 only: demos, plots and training loops are left out). Solution markers are stripped, so
 the code is exactly what the solution notebook shows students after the deadline.
 """
-import contextlib
-import io
-import json
-import warnings
 from functools import lru_cache
 from pathlib import Path
 
+from azcourse.notebook_code import definition_cells as reference_cells  # noqa: F401 (used by build, tests)
+from azcourse.notebook_code import notebook_namespace, strip_solution_markers  # noqa: F401
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SOURCE_DIR = REPO_ROOT / "assignments"
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-
-
-def strip_solution_markers(source: str) -> str:
-    """Drop the nbgrader solution marker lines, keeping the solution itself."""
-    return "\n".join(line for line in source.splitlines() if line.strip() not in SOLUTION_MARKERS)
-
-
-def reference_cells(notebook_path: Path) -> list[str]:
-    """Source of the solution and ``provided`` code cells of a notebook, markers stripped."""
-    # Plain json instead of nbformat: importing nbformat costs seconds inside a grading kernel.
-    notebook = json.loads(Path(notebook_path).read_text(encoding="utf-8"))
-    sources = []
-    for cell in notebook["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        metadata = cell.get("metadata", {})
-        if metadata.get("nbgrader", {}).get("solution", False) or "provided" in metadata.get("tags", []):
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            sources.append(strip_solution_markers(source))
-    return sources
 
 
 @lru_cache(maxsize=None)
@@ -44,13 +22,7 @@ def reference_namespace(assignment: str, notebook: str) -> dict:
     Returns:
         The module-like dict of everything those cells define (functions, classes, constants).
     """
-    path = SOURCE_DIR / assignment / f"{notebook}.ipynb"
-    namespace = {"__name__": f"reference_{notebook}"}
-    code = compile("\n\n".join(reference_cells(path)), str(path), "exec")
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(code, namespace)
-    return namespace
+    return notebook_namespace(SOURCE_DIR / assignment / f"{notebook}.ipynb", f"reference_{notebook}")
 
 
 def ttt1() -> dict:
