@@ -49,6 +49,18 @@ def error_of(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def probe_each(cases: list, run_one) -> list:
+    """``run_one(case)`` for every case; an exception raised by student code becomes its
+    description (data for the judge), so one bad case never hides the others."""
+    outputs = []
+    for case in cases:
+        try:
+            outputs.append(run_one(case))
+        except Exception as exc:
+            outputs.append(error_of(exc))
+    return outputs
+
+
 @contextlib.contextmanager
 def quiet():
     """Silence warnings while a probe runs: nbgrader scores any stderr output of a cell as 0,

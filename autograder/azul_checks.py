@@ -12,7 +12,7 @@ import Azul_Simulator as az
 from azcourse.azul_agents import greedy_agent, random_agent
 
 from . import reference
-from ._report import compare_all, error_of, failure, quiet, short
+from ._report import compare_all, failure, probe_each, quiet, short
 
 SEED = 20261121
 AGENTS = {"random": random_agent, "greedy": greedy_agent}
@@ -86,15 +86,11 @@ def take_positions(n_games: int = 24) -> tuple:
 
 def probe_legal_takes(fn, cases: list) -> list:
     """The returned mask as a list of 180 bools, or a description of what went wrong."""
-    outputs = []
-    for board in cases:
-        try:
-            result = np.asarray(fn(az.AzulState.decode(np.array(board, dtype=np.int16))))
-            outputs.append(result.astype(bool).tolist() if result.shape == (az.N_TAKES,)
-                           else f"an array of shape {result.shape} (expected (180,))")
-        except Exception as exc:
-            outputs.append(error_of(exc))
-    return outputs
+    def run_one(board):
+        result = np.asarray(fn(az.AzulState.decode(np.array(board, dtype=np.int16))))
+        return (result.astype(bool).tolist() if result.shape == (az.N_TAKES,)
+                else f"an array of shape {result.shape} (expected (180,))")
+    return probe_each(cases, run_one)
 
 
 def _mask_difference(expected, got) -> str:
@@ -142,15 +138,11 @@ def masked_policy_cases(n: int = 60) -> list:
 
 
 def probe_masked_policy(fn, cases: list) -> list:
-    outputs = []
-    for case in cases:
-        try:
-            result = np.asarray(fn(case["logits"].copy(), case["mask"].copy()), dtype=np.float64)
-            outputs.append(result.tolist() if result.shape == (az.ACTION_DIM,)
-                           else f"an array of shape {result.shape} (expected (181,))")
-        except Exception as exc:
-            outputs.append(error_of(exc))
-    return outputs
+    def run_one(case):
+        result = np.asarray(fn(case["logits"].copy(), case["mask"].copy()), dtype=np.float64)
+        return (result.tolist() if result.shape == (az.ACTION_DIM,)
+                else f"an array of shape {result.shape} (expected (181,))")
+    return probe_each(cases, run_one)
 
 
 def judge_masked_policy(cases: list, outputs: list) -> None:
@@ -181,14 +173,10 @@ ARENA_CASES = [{"a": "greedy", "b": "random", "games": 4, "seed": 3},
 
 
 def probe_arena(fn, cases: list) -> list:
-    outputs = []
-    for case in cases:
-        try:
-            result = fn(AGENTS[case["a"]], AGENTS[case["b"]], case["games"], case["seed"])
-            outputs.append({k: float(result[k]) for k in ("wins", "draws", "losses", "mean_score_diff")})
-        except Exception as exc:
-            outputs.append(error_of(exc))
-    return outputs
+    def run_one(case):
+        result = fn(AGENTS[case["a"]], AGENTS[case["b"]], case["games"], case["seed"])
+        return {k: float(result[k]) for k in ("wins", "draws", "losses", "mean_score_diff")}
+    return probe_each(cases, run_one)
 
 
 def judge_arena(cases: list, outputs: list) -> None:
