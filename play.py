@@ -54,6 +54,13 @@ def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per game (later: ``arena``)."""
     from azcourse.azul_agents import AGENTS
@@ -78,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "search come from a part-1 notebook: the solution by default, or yours.")
     ttt.add_argument("--opponent", choices=OPPONENTS, default="mcts",
                      help="perfect (minimax), mcts (the notebook's MCTS with the toy model) or random (default: mcts)")
-    ttt.add_argument("--simulations", type=int, default=200, help="MCTS simulations per move (default 200)")
+    ttt.add_argument("--simulations", type=_positive_int, default=200, help="MCTS simulations per move (default 200)")
     ttt.add_argument("--second", action="store_true", help="let the computer open (it plays X)")
     ttt.add_argument("--seed", type=int, help="seed of the computer's random choices")
     ttt.add_argument("--rules", default=str(DEFAULT_RULES),

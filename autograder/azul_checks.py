@@ -42,8 +42,8 @@ def probe_decode_move(fn, cases: list) -> list:
             result = fn(code)
             outputs.append(int(result) if isinstance(result, (int, np.integer)) and not isinstance(result, bool)
                            else f"returned {short(result)}")
-        except Exception as exc:  # the student's error is data for the judge
-            outputs.append(f"raises {type(exc).__name__}")
+        except Exception as exc:  # the student's error is data for the judge; any ValueError subclass is fine
+            outputs.append("raises ValueError" if isinstance(exc, ValueError) else f"raises {type(exc).__name__}")
     return outputs
 
 
@@ -147,13 +147,14 @@ def probe_masked_policy(fn, cases: list) -> list:
 
 def judge_masked_policy(cases: list, outputs: list) -> None:
     expected = probe_masked_policy(_reference()["masked_policy"], cases)
-
-    def same(e, g):
-        return isinstance(g, list) and np.allclose(e, g, atol=1e-9, rtol=1e-6) and \
-            all(v == 0 for v, allowed in zip(g, e) if allowed == 0)
-
     describe = lambda case: (f"  {int(case['mask'].sum())} legal actions; largest |logit| "
                              f"{float(np.abs(case['logits']).max()):.3g}")
+    leaks = [i for i, (case, got) in enumerate(zip(cases, outputs))
+             if isinstance(got, list) and np.any(np.asarray(got)[~case["mask"]] != 0)]  # NaN counts too
+    if leaks:
+        raise failure("masked_policy", len(leaks), len(cases),
+                      f"{describe(cases[leaks[0]])}\n  illegal moves must get exactly 0 (got a non-zero value or nan)")
+    same = lambda e, g: isinstance(g, list) and np.allclose(e, g, atol=1e-9, rtol=1e-6)
     compare_all("masked_policy", cases, expected, outputs, same, describe)
 
 
@@ -169,7 +170,9 @@ def check_masked_policy(fn) -> None:
 ARENA_CASES = [{"a": "greedy", "b": "random", "games": 4, "seed": 3},
                {"a": "random", "b": "greedy", "games": 5, "seed": 11},
                {"a": "random", "b": "random", "games": 6, "seed": 5},
-               {"a": "greedy", "b": "greedy", "games": 4, "seed": 8}]
+               {"a": "greedy", "b": "greedy", "games": 4, "seed": 8},
+               {"a": "greedy", "b": "greedy", "games": 1, "seed": 2},   # equal scores, won on complete rows
+               {"a": "greedy", "b": "greedy", "games": 1, "seed": 5}]   # equal scores and rows: a draw
 
 
 def probe_arena(fn, cases: list) -> list:

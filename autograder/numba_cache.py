@@ -70,13 +70,24 @@ def warm_cache_dir() -> Path:
     building = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE_ROOT))
     env = {**os.environ, "NUMBA_CACHE_DIR": str(building), "JAX_PLATFORMS": "cpu",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-    subprocess.run([sys.executable, "-c", "from autograder.numba_cache import exercise; exercise()"],
-                   cwd=REPO_ROOT, env=env, check=True, capture_output=True, timeout=600)
     try:
+        done = subprocess.run([sys.executable, "-c", "from autograder.numba_cache import exercise; exercise()"],
+                              cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"building the numba cache failed:\n{done.stderr[-2000:]}")
         building.rename(target)  # atomic: a parallel grader either wins or finds the folder there
     except OSError:
+        if not target.is_dir():
+            raise
+    finally:
         shutil.rmtree(building, ignore_errors=True)
     return target
+
+
+def uses_numba(nb) -> bool:
+    """Whether a notebook imports the Azul engine or models (the numba code)."""
+    return any(cell.cell_type == "code" and ("Azul_Simulator" in cell.source or "azcourse.azul" in cell.source)
+               for cell in nb.cells)
 
 
 def seed(cache_home: Path, uid: int | None = None) -> None:

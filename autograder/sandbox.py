@@ -471,8 +471,11 @@ class SandboxExecute(NbGraderPreprocessor):
         (scratch / ".probe").mkdir()
         if lease:  # the launcher hands the scratch folder itself over; the probe folder is handed here
             os.lchown(scratch / ".probe", lease.uid, lease.uid)
-        if self.warm_numba:  # spares each Azul submission the engine's compilation
-            numba_cache.seed(scratch / ".cache", lease.uid if lease else None)
+        if self.warm_numba and numba_cache.uses_numba(executed):  # spares the engine's compilation
+            try:
+                numba_cache.seed(scratch / ".cache", lease.uid if lease else None)
+            except Exception as exc:  # slower grading, never a lost grade
+                self.log.warning("grading without a warm numba cache: %s", exc)
         prefix, env = self._launch(workdir, lib, scratch, lease)
         self._execute_cells(executed, outcomes, prefix, env, scratch, lease, report)
         for index, cell in enumerate(executed.cells):  # kernel outputs go back into nbgrader's notebook

@@ -106,3 +106,51 @@ def test_arena_reporting_the_last_movers_view_fails(ref):
 
     with pytest.raises(AssertionError, match="arena gives a wrong result"):
         azul_checks.check_arena(wrong_view)
+
+
+def test_decode_move_raising_a_value_error_subclass_passes(ref):
+    class MoveCodeError(ValueError):
+        pass
+
+    def own_error(code):
+        try:
+            return ref["decode_move"](code)
+        except ValueError as exc:
+            raise MoveCodeError(str(exc)) from None
+
+    azul_checks.check_decode_move(own_error)
+
+
+def test_masked_policy_with_nan_on_illegal_moves_fails(ref):
+    def exp_times_mask(logits, mask):
+        logits = np.asarray(logits, dtype=np.float64)
+        p = np.exp(logits - logits[mask].max()) * mask  # inf * 0 = nan where an illegal logit is huge
+        return p / p[mask].sum()
+
+    with pytest.raises(AssertionError, match="illegal moves must get exactly 0"):
+        azul_checks.check_masked_policy(exp_times_mask)
+
+
+def test_arena_judging_by_score_alone_fails(ref):
+    """Equal scores are not always a draw: complete rows break the tie (one hidden case has it)."""
+    def by_score(agent_a, agent_b, num_games, seed):
+        wins = draws = 0
+        diffs = []
+        for i in range(num_games):
+            rng = np.random.default_rng([seed, i])
+            seat_a, board = i % 2, az.init_board(rng)
+            while not az.get_reward(board)[1]:
+                if az.get_valid_mask(board)[az.NOOP]:
+                    action = az.NOOP
+                else:
+                    action = (agent_a if az.current_seat(board) == seat_a else agent_b)(board, rng)
+                board = az.get_next_state(board, action, rng)
+            state = az.AzulState.decode(board)
+            diffs.append(state.by_seat(seat_a).score - state.by_seat(1 - seat_a).score)
+            wins += diffs[-1] > 0
+            draws += diffs[-1] == 0
+        return {"wins": wins / num_games, "draws": draws / num_games,
+                "losses": 1 - (wins + draws) / num_games, "mean_score_diff": float(np.mean(diffs))}
+
+    with pytest.raises(AssertionError, match=r"arena gives a wrong result on 1 of 6 test cases"):
+        azul_checks.check_arena(by_score)

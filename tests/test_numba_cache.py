@@ -43,6 +43,14 @@ def test_an_empty_cache_compiles(tmp_path):
     assert stats["misses"] > 10 and stats["hits"] == 0, stats
 
 
+def test_only_notebooks_that_use_the_engine_get_the_cache():
+    import nbformat
+    uses = {name: numba_cache.uses_numba(nbformat.read(numba_cache.REPO_ROOT / "assignments" / name / f"{name}.ipynb",
+                                                       as_version=4))
+            for name in ("ttt1_mcts", "ttt2_selfplay", "azul3_play")}
+    assert uses == {"ttt1_mcts": False, "ttt2_selfplay": False, "azul3_play": True}
+
+
 def test_the_key_follows_the_sources(tmp_path, monkeypatch):
     before = numba_cache.cache_key()
     copy = tmp_path / "repo"

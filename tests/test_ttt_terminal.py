@@ -101,3 +101,15 @@ def test_the_command_line_plays_a_piped_game_and_refuses_bad_rules():
     bad = subprocess.run([sys.executable, str(ROOT / "play.py"), "ttt", "--rules", str(BLANK)], input="",
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "NotImplementedError" in bad.stderr and not bad.stdout
+
+
+def test_a_notebook_whose_rules_crash_gives_a_clear_message(tmp_path):
+    import json
+    notebook = json.loads(DEFAULT_RULES.read_text())
+    for cell in notebook["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "get_reward":
+            cell["source"] = "def get_reward(board):\n    return board[42], False\n"
+    broken = tmp_path / "ttt1_mcts.ipynb"
+    broken.write_text(json.dumps(notebook))
+    with pytest.raises(RulesUnavailable, match="IndexError"):
+        load_rules(broken)

@@ -99,8 +99,7 @@ CONFIGS = {
     "azul_strong": TrainConfig(name="azul_strong", hidden=(256, 256, 128), warm_games=1200,
                                warm_steps=2000, iterations=21, games_per_iteration=250, simulations=100,
                                replay_positions=100_000, steps_per_iteration=1200, eval_games=200,
-                               prior_mix_from=4, dagger_from=7, replay_cut_from=9, average_from=8,
-                               time_budget_s=5400),
+                               prior_mix_from=4, dagger_from=7, replay_cut_from=9, average_from=8),
 }
 
 
@@ -338,6 +337,10 @@ def averaged_params(config: TrainConfig, run_dir, last_iteration: int):
                     for leaf in snaps[0][layer]} for layer in snaps[0]}
 
 
+# Config fields that change where a run writes and what it prints, never its result.
+_WHERE_AND_HOW_SHOWN = ("out_dir", "run_dir", "progress")
+
+
 def make_card(config: TrainConfig, params, iteration, elapsed, greedy_label, last_record,
               out_dir) -> dict:
     card = checkpoints.read_card(out_dir)  # keeps arena results written earlier
@@ -350,7 +353,8 @@ def make_card(config: TrainConfig, params, iteration, elapsed, greedy_label, las
                          "n_actions": az.ACTION_DIM, "value_head": "tanh",
                          "param_count": network.param_count(params)},
         "training": {"config": {k: (list(v) if isinstance(v, tuple) else v)
-                                for k, v in dataclasses.asdict(config).items()},
+                                for k, v in dataclasses.asdict(config).items()
+                                if k not in _WHERE_AND_HOW_SHOWN},
                      "iterations_done": iteration, "wall_time_s": round(elapsed, 1),
                      "command": f"python scripts/train_azul.py {config.name}",
                      "log": "train_log.jsonl", "last_eval": last_record, "greedy_used": greedy_label,

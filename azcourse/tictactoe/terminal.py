@@ -56,6 +56,9 @@ def load_rules(notebook: Path) -> dict:
     except NotImplementedError:
         raise RulesUnavailable(f"{notebook}: fill in get_next_state, get_reward and the MCTS cells "
                                "first (they still raise NotImplementedError)") from None
+    except Exception as exc:
+        raise RulesUnavailable(f"{notebook}: its rules or MCTS fail on a first move: "
+                               f"{type(exc).__name__}: {exc}") from None
     return namespace
 
 
