@@ -4,7 +4,8 @@
 Options override config fields: ``--workers 2 --time-budget 3600 --iterations 4 --fresh``.
 Writes ``ckpts/<name>/params.msgpack``, ``card.json``, ``train_log.jsonl`` and the plot
 ``docs/figures/<name>_training.png``; the resumable state lives in ``runs/<name>/``.
-Running the same command again resumes where the last run stopped (``--fresh`` restarts).
+Running the same command again resumes where the last run stopped (``--fresh`` restarts); on a
+finished run it writes the shipped weights and card again (after a change of ``average_from``, say).
 """
 import argparse
 import dataclasses

@@ -65,6 +65,27 @@ def test_resume_continues_from_saved_iteration(tiny_run):
     assert rows[-1]["phase"] == "dagger" and rows[-1]["positions"] > 0
 
 
+def test_a_finished_run_ships_again_with_a_new_averaging_window(tiny_run):
+    """Running a finished run again trains nothing and rewrites the shipped weights from the
+    per-iteration snapshots: here the mean of iterations 1-2 instead of the last weights."""
+    config, _, root = tiny_run
+    finished = dataclasses.replace(config, iterations=2, dagger_from=2, average_from=1)
+    log_before = (root / "ckpt" / "train_log.jsonl").read_text()
+    messages = []
+    train.train(finished, resume=True, log=messages.append)
+    assert messages[-1] == "azul_tiny had finished; shipped weights and card written again"
+    assert (root / "ckpt" / "train_log.jsonl").read_text() == log_before
+    snapshots = [checkpoints.load_params(root / "run" / f"iter_{i}.msgpack") for i in (1, 2)]
+    shipped = checkpoints.load_params(root / "ckpt")
+    np.testing.assert_allclose(shipped["hidden_0"]["kernel"],
+                               (snapshots[0]["hidden_0"]["kernel"] + snapshots[1]["hidden_0"]["kernel"]) / 2,
+                               rtol=1e-6, atol=1e-7)
+    assert not np.array_equal(shipped["hidden_0"]["kernel"], snapshots[1]["hidden_0"]["kernel"])
+    card = json.loads((root / "ckpt" / "card.json").read_text())
+    assert card["training"]["shipped_weights"].startswith("mean of the weights after iterations 1-2")
+    assert "out_dir" not in card["training"]["config"] and "run_dir" not in card["training"]["config"]
+
+
 def test_value_targets_follow_each_seat():
     rng = np.random.default_rng(0)
     board = az.init_board(rng)

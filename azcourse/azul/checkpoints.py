@@ -78,11 +78,12 @@ def write_card(directory, card: Mapping) -> None:
     path.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
 
 
-def record_arena(name_or_path, summary: Mapping) -> None:
-    """Store an arena summary in the model's card under ``arena["<agent_a> vs <agent_b>"]``."""
+def record_arena(name_or_path, summary: Mapping, key: str | None = None) -> None:
+    """Store an arena summary in the model's card under ``arena[key]`` (default
+    ``"<agent_a> vs <agent_b>"``)."""
     directory = model_dir(name_or_path)
     card = read_card(directory)
-    key = f"{summary['agent_a']} vs {summary['agent_b']}"
+    key = key or f"{summary['agent_a']} vs {summary['agent_b']}"
     keep = ("games", "seed", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_score_a",
             "mean_score_b", "mean_score_diff", "ms_per_move_a", "wall_s", "workers")
     card.setdefault("arena", {})[key] = {k: summary[k] for k in keep if k in summary}
