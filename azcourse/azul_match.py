@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from Azul_Simulator import (
-    NOOP, AzulState, current_seat, get_next_state, get_reward, get_valid_mask, init_board, winner,
+    GAME_OVER, NOOP, AzulState, current_seat, get_next_state, get_valid_mask, init_board, winner,
 )
 from azcourse.azul_agents import Agent
 
@@ -33,6 +33,21 @@ class GameRecord:
     rounds: int
 
 
+def play_out(board: np.ndarray, rng: np.random.Generator, choose_take) -> np.ndarray:
+    """Play `board` to the end of the game and return the final board.
+
+    The loop applies every ``NOOP`` refill itself (drawing from `rng`); each take comes from
+    ``choose_take(board, seat, mask)`` (``seat``: the absolute seat to move, ``mask``: the legal
+    actions) and is applied with `rng` too, after the call. Callers record, time or check moves
+    inside `choose_take`.
+    """
+    while not board[GAME_OVER]:
+        mask = get_valid_mask(board)
+        action = NOOP if mask[NOOP] else choose_take(board, current_seat(board), mask)
+        board = get_next_state(board, action, rng)
+    return board
+
+
 def play_game(agents: Sequence[Agent], rng: np.random.Generator) -> GameRecord:
     """Play one game from ``init_board(rng)`` to the end.
 
@@ -42,17 +57,14 @@ def play_game(agents: Sequence[Agent], rng: np.random.Generator) -> GameRecord:
     Returns:
         The game's ``GameRecord``.
     """
-    board = init_board(rng)
     moves = 0
-    while True:
-        if get_valid_mask(board)[NOOP]:
-            board = get_next_state(board, NOOP, rng)
-            if get_reward(board)[1]:
-                break
-        else:
-            board = get_next_state(board, agents[current_seat(board)](board, rng), rng)
-            moves += 1
-    return _record(board, moves)
+
+    def choose_take(board, seat, mask):
+        nonlocal moves
+        moves += 1
+        return agents[seat](board, rng)
+
+    return _record(play_out(init_board(rng), rng, choose_take), moves)
 
 
 def _record(board: np.ndarray, moves: int) -> GameRecord:

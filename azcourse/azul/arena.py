@@ -28,6 +28,7 @@ import numpy as np
 
 import Azul_Simulator as az
 
+from ..azul_match import play_out
 from . import heuristics
 
 MODEL_WORDS = ("strong", "baseline", "azul_", "+search", "/")
@@ -83,22 +84,19 @@ def play_game(agents, seed: int, deal_rng=None, agent_rng=None):
     ``winner`` (seat or None), ``moves`` and ``think_s`` (seconds spent by each seat's agent)."""
     deal_rng = np.random.default_rng([seed, 0]) if deal_rng is None else deal_rng
     agent_rng = np.random.default_rng([seed, 1]) if agent_rng is None else agent_rng
-    board = az.init_board(deal_rng)
     moves = [0, 0]
     think = [0.0, 0.0]
-    while not board[az.GAME_OVER]:
-        mask = az.get_valid_mask(board)
-        if mask[az.NOOP]:
-            board = az.get_next_state(board, az.NOOP, deal_rng)
-            continue
-        seat = az.current_seat(board)
+
+    def choose_take(board, seat, mask):
         t = time.perf_counter()
         action = int(agents[seat](board, agent_rng))
         think[seat] += time.perf_counter() - t
         if not (0 <= action < az.ACTION_DIM) or not mask[action]:
             raise ValueError(f"agent in seat {seat} chose illegal action {action}")
         moves[seat] += 1
-        board = az.get_next_state(board, action, deal_rng)
+        return action
+
+    board = play_out(az.init_board(deal_rng), deal_rng, choose_take)
     state = az.AzulState.decode(board)
     scores = [state.by_seat(0).score, state.by_seat(1).score]
     rows = [state.by_seat(0).complete_rows(), state.by_seat(1).complete_rows()]

@@ -22,6 +22,7 @@ import numpy as np
 
 import Azul_Simulator as az
 
+from ..azul_match import play_out
 from . import heuristics
 from .network import NumpyAzulNet
 from .search import Search, SearchConfig, make_evaluator
@@ -75,22 +76,17 @@ def play_dagger_game(spec: GameSpec, params: Mapping, seed: int):
     learner_seat = int(rng.integers(2))
     greedy = _greedy_opponent()
     boards, policies, seats = [], [], []
-    board = az.init_board(rng)
-    while not board[az.GAME_OVER]:
-        mask = az.get_valid_mask(board)
-        if mask[az.NOOP]:
-            board = az.get_next_state(board, az.NOOP, rng)
-            continue
-        seat = az.current_seat(board)
+
+    def choose_take(board, seat, mask):
         if vs_greedy and seat != learner_seat:
-            board = az.get_next_state(board, greedy(board, rng), rng)
-            continue
+            return greedy(board, rng)
         visits, _ = search.run(board, rng)
         boards.append(board)
         policies.append((visits / visits.sum()).astype(np.float32))
         seats.append(seat)
-        action = int(np.argmax(visits)) if rng.random() < spec.dagger_beta else net.policy_action(board)
-        board = az.get_next_state(board, action, rng)
+        return int(np.argmax(visits)) if rng.random() < spec.dagger_beta else net.policy_action(board)
+
+    board = play_out(az.init_board(rng), rng, choose_take)
     return (np.array(boards, np.int16), np.array(policies, np.float32).reshape(-1, az.ACTION_DIM),
             value_targets(board, seats))
 
@@ -105,13 +101,8 @@ def play_game(spec: GameSpec, params: Mapping | None, seed: int):
         search = Search(evaluator, spec.search)
     boards, policies, seats = [], [], []
     moves = [0, 0]
-    board = az.init_board(rng)
-    while not board[az.GAME_OVER]:
-        mask = az.get_valid_mask(board)
-        if mask[az.NOOP]:
-            board = az.get_next_state(board, az.NOOP, rng)
-            continue
-        seat = az.current_seat(board)
+
+    def choose_take(board, seat, mask):
         target = np.zeros(az.ACTION_DIM, np.float32)
         if spec.teacher == "greedy":
             action = heuristics.heuristic_greedy_action(board)
@@ -129,7 +120,9 @@ def play_game(spec: GameSpec, params: Mapping | None, seed: int):
         policies.append(target)
         seats.append(seat)
         moves[seat] += 1
-        board = az.get_next_state(board, action, rng)
+        return action
+
+    board = play_out(az.init_board(rng), rng, choose_take)
     return (np.array(boards, np.int16), np.array(policies, np.float32),
             value_targets(board, seats))
 
