@@ -3,11 +3,12 @@
     python -m autograder build                        # release/ + solutions/ + gradebook, leak scan
     python -m autograder add-students roster.csv      # CSV with an `id` column, or one id per line
     python -m autograder collect SUBMISSIONS[.zip] [--assignment ttt1_mcts]
-    python -m autograder autograde [ASSIGNMENT ...] [--student ID ...] [--jobs N]
+    python -m autograder autograde [ASSIGNMENT ...] [--student ID ...] [--jobs N] [--unsafe-no-sandbox]
     python -m autograder export [--output grades.csv]
     python -m autograder feedback [ASSIGNMENT ...]
     python -m autograder leaks                        # scan release/, solutions/, feedback/
     python -m autograder demo                         # build, grade the example submissions, print grades
+    python -m autograder doctor                       # can student code be isolated here? if not, why
 
 By default the course is this pack (gradebook autograder/gradebook.db); ``--workspace DIR``
 grades in a separate folder with its own gradebook (the demo uses autograder/demo/).
@@ -74,6 +75,8 @@ def main(argv=None) -> int:
     p.add_argument("assignments", nargs="*")
     p.add_argument("--student", action="append")
     p.add_argument("--jobs", type=int, default=0, help="parallel workers (default: one per core)")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="grade even though no sandbox can be started: student code runs with your rights")
     p = sub.add_parser("export", help="grades CSV, one row per student and notebook")
     p.add_argument("--output", default="grades.csv")
     p = sub.add_parser("feedback", help="HTML feedback (no hidden tests) for every graded submission")
@@ -81,8 +84,14 @@ def main(argv=None) -> int:
     sub.add_parser("leaks", help="scan release/, solutions/ and feedback/ for hidden-test and solution lines")
     p = sub.add_parser("demo", help="build, grade the example submissions, print the grade table")
     p.add_argument("--jobs", type=int, default=0)
+    sub.add_parser("doctor", help="say whether student code can be isolated here, and how to fix it if not")
     args = parser.parse_args(argv)
     try:
+        if args.command == "doctor":
+            from . import isolation
+            diagnosis = isolation.diagnose()
+            print(diagnosis.explain())
+            return 0 if diagnosis.ok else 1
         if args.command == "demo":
             return demo(args)
         course = _course(args)
@@ -99,10 +108,13 @@ def main(argv=None) -> int:
                 print(f"{record['student']:<20} {record['assignment'] or '?'}/{record['notebook'] or '?'}"
                       + (f"  ({notes})" if notes else ""))
         elif args.command == "autograde":
-            results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None)
+            results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None,
+                                         unsafe_no_sandbox=args.unsafe_no_sandbox)
             failed = [f"{s}/{a}: {r['error']}" for (a, s), r in results.items() if not r["ok"]]
             print(f"{len(results)} submission(s) graded" + (f"; {len(failed)} failed:\n  " + "\n  ".join(failed)
                                                              if failed else ""))
+            if failed:
+                return 1
         elif args.command == "export":
             print(f"wrote {pipeline.export(course, args.output)}")
         elif args.command == "feedback":

@@ -50,7 +50,8 @@ def _regions(source: str):
 
 def check_markers(source_dir) -> None:
     """Raise MarkerError listing every malformed, unbalanced or misplaced marker."""
-    from .sandbox import UnsupportedTestCell, probe_modules, rewrite_test_cell
+    from .probes import probe_modules
+    from .testcells import UnsupportedTestCell, rewrite_test_cell
 
     problems = []
     for path in sorted(Path(source_dir).glob("*/*.ipynb")):
@@ -82,7 +83,7 @@ def check_markers(source_dir) -> None:
                     for call in calls:
                         if call.module not in probe_modules():
                             problems.append(f"{where}: autograder.{call.module} cannot run in the sandbox "
-                                            "(name it *_checks.py, see autograder/sandbox.py)")
+                                            "(name it *_checks.py, see autograder/probes.py)")
                 except UnsupportedTestCell as exc:
                     problems.append(f"{where}: {exc}")
             if "### BEGIN SOLUTION" in cell.source and not meta.get("solution"):

@@ -3,23 +3,25 @@
 The Azul engine, its features and the greedy agent are numba functions compiled on first use
 (``cache=True``). A sandboxed kernel cannot write next to the read-only sources, so it compiles
 into its own ``NUMBA_CACHE_DIR`` in the scratch folder: 15-45 s of compilation per graded Azul
-submission. Instead the grader compiles once into ``autograder/work/numba-cache/<key>/`` (``key``
-hashes the framework sources and the numba and Python versions) and every sandbox starts with a
-private copy of it, so a submission can spoil only its own copy.
+submission. Instead the grader compiles once, in a sandbox of its own (numba's cache is keyed by
+the sources' paths as the sandbox sees them, /opt/course/...), into
+``~/.cache/azcourse-grader/numba-<key>/`` (``key`` follows the course modules and the numba and
+Python versions), and every sandbox starts with a private copy of it, so a submission can spoil
+only its own copy.
 
     python -m autograder.numba_cache     # build (or find) the cache and print its folder
 """
 import hashlib
-import os
+import inspect
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from . import isolation
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
-CACHE_ROOT = PACKAGE_DIR / "work" / "numba-cache"
 SOURCES = ("Azul_Simulator.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
            "azcourse/azul_agents.py")
 
@@ -63,24 +65,27 @@ def exercise() -> None:
 
 def warm_cache_dir() -> Path:
     """The folder of a complete warm cache for the current sources (built on first call)."""
-    target = CACHE_ROOT / cache_key()
+    root = Path(isolation.private_cache_root())
+    target = root / f"numba-{cache_key()}"
     if target.is_dir():
         return target
-    CACHE_ROOT.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE_ROOT))
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(building), "JAX_PLATFORMS": "cpu",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    work = Path(tempfile.mkdtemp(prefix="building-numba-", dir=root))
     try:
-        done = subprocess.run([sys.executable, "-c", "from autograder.numba_cache import exercise; exercise()"],
-                              cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+        (work / "scratch").mkdir()
+        (work / "lib").mkdir()
+        code = inspect.getsource(exercise) + "\nexercise()\n"
+        with isolation.Slot() as slot:
+            sandbox = isolation.Sandbox(work / "scratch", work / "lib", slot, isolation.Limits())
+            done = sandbox.run([sandbox.python, "-c", code], timeout=600,
+                               env={"NUMBA_CACHE_DIR": f"{isolation.SCRATCH_INSIDE}/numba"})
         if done.returncode != 0:
             raise RuntimeError(f"building the numba cache failed:\n{done.stderr[-2000:]}")
-        building.rename(target)  # atomic: a parallel grader either wins or finds the folder there
+        (work / "scratch" / "numba").rename(target)  # atomic: a parallel grader either wins or finds it there
     except OSError:
         if not target.is_dir():
             raise
     finally:
-        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
     return target
 
 
@@ -90,14 +95,13 @@ def uses_numba(nb) -> bool:
                for cell in nb.cells)
 
 
-def seed(cache_home: Path, uid: int | None = None) -> None:
-    """Copy the warm cache to ``cache_home/numba`` (a sandbox's NUMBA_CACHE_DIR); with `uid`, hand
-    ``cache_home`` and everything in it to that user."""
+def seed(cache_home: Path, sandbox=None) -> None:
+    """Copy the warm cache to ``cache_home/numba`` (a sandbox's NUMBA_CACHE_DIR), owned by the
+    sandbox's uid when there is one."""
     shutil.copytree(warm_cache_dir(), cache_home / "numba")
-    if uid is not None:
-        for root, dirs, files in os.walk(cache_home):
-            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-                os.lchown(name, uid, uid)
+    if sandbox is not None:
+        for path in [cache_home, *cache_home.rglob("*")]:
+            sandbox.hand_over(path)
 
 
 if __name__ == "__main__":

@@ -33,3 +33,16 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
+
+# The grading sandbox (autograder/isolation.py) runs student code under bubblewrap. Install it
+# when this script can (root with apt-get); otherwise say exactly what to install.
+if ! command -v bwrap >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing bubblewrap (the grading sandbox)..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
+      || echo "setup: could not install bubblewrap; grading will refuse to run until it is installed" >&2
+  else
+    echo "setup: bubblewrap is missing, and autograding refuses to run without it. Install it:" >&2
+    echo "       sudo apt-get install bubblewrap   (Debian, Ubuntu; dnf / pacman: package bubblewrap)" >&2
+  fi
+fi

@@ -2,7 +2,8 @@
 and the sandbox (in parallel), and check every score, problem and flag, the grades CSV, the
 feedback, and that nothing leaked or was tampered with.
 
-Needs root (the sandbox uses a mount namespace and a separate uid); CI runs as root.
+Runs as whoever runs the tests (CI: root); tests/test_grading_unprivileged.py grades hostile
+submissions as a normal user.
 """
 import csv
 import os
@@ -17,7 +18,6 @@ import nbformat
 from autograder import corpus, leaks, pipeline, sandbox
 from autograder.grading_config import REPO_ROOT
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the grading sandbox needs root (CI runs as root)")
 CELL_TIMEOUT = 20  # the infinite loop costs this much
 
 
@@ -48,7 +48,7 @@ def test_every_submission_was_graded(graded):
 @pytest.mark.parametrize("case", corpus.all_cases(), ids=lambda c: f"{c.name}-{c.assignment}")
 def test_exact_score_and_report(graded, case):
     row = graded["rows"][(case.student_id, case.assignment)]
-    assert row["isolation"] == "chroot"
+    assert row["isolation"].startswith("bubblewrap")
     passed = {name for name, cell in row["cells"].items() if name.startswith("test_") and cell["score"]}
     assert passed == case.expected, {n: c["reason"] for n, c in row["cells"].items() if n.startswith("test_")}
     assert row["code_score"] == corpus.expected_score(case, graded["course"])

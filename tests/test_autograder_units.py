@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import collect, leaks, pipeline, sandbox
+from autograder import collect, isolation, leaks, pipeline, probes, sandbox, testcells
 from autograder.grading_config import REPO_ROOT
 
 TEST_CELL = '''assert get_reward(init_board()) == (0, False)
@@ -19,18 +19,17 @@ TEST_CELL = '''assert get_reward(init_board()) == (0, False)
 from autograder.ttt_checks import check_get_reward
 check_get_reward(get_reward)
 ### END HIDDEN TESTS'''
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 
 
 # ----------------------------------------------------------------------------- probe / judge split
 
 def test_check_calls_become_probe_calls_with_a_nonce():
-    source, calls = sandbox.rewrite_test_cell(TEST_CELL)
+    source, calls = testcells.rewrite_test_cell(TEST_CELL)
     assert [(c.module, c.name) for c in calls] == [("ttt_checks", "get_reward")]
     assert "autograder" not in source
     assert f"probe('ttt_checks', 'get_reward', get_reward, '{calls[0].nonce}')" in source
     assert source.startswith("assert get_reward(init_board()) == (0, False)")
-    assert sandbox.rewrite_test_cell("assert 1 + 1 == 2") == ("assert 1 + 1 == 2", [])
+    assert testcells.rewrite_test_cell("assert 1 + 1 == 2") == ("assert 1 + 1 == 2", [])
 
 
 @pytest.mark.parametrize("bad", ["import autograder.ttt_checks as t\nt.check_get_reward(get_reward)",
@@ -38,30 +37,30 @@ def test_check_calls_become_probe_calls_with_a_nonce():
                                  "from autograder.ttt_checks import check_get_reward as c\nc(get_reward)",
                                  "from autograder.reference import ttt1"])
 def test_unsupported_test_cells_are_refused(bad):
-    with pytest.raises(sandbox.UnsupportedTestCell):
-        sandbox.rewrite_test_cell(bad)
+    with pytest.raises(testcells.UnsupportedTestCell):
+        testcells.rewrite_test_cell(bad)
 
 
 def test_trusted_judge_accepts_the_reference_and_rejects_forgeries():
     from autograder import reference, ttt_checks
 
-    cases = sandbox.trusted_cases("ttt_checks", "get_reward")
+    cases = probes.trusted_cases("ttt_checks", "get_reward")
     good = json.loads(json.dumps(ttt_checks.probe_get_reward(reference.ttt1()["get_reward"], cases)))
-    assert sandbox.judge("ttt_checks", "get_reward", good) is None
+    assert probes.judge("ttt_checks", "get_reward", good) is None
     forged = [{"reward": 0.0, "done": False}] * len(cases)
-    assert "get_reward gives a wrong result" in sandbox.judge("ttt_checks", "get_reward", forged)
-    assert "could not be checked" in sandbox.judge("ttt_checks", "get_reward", {"not": "a list"}) or \
-        "probe returned" in sandbox.judge("ttt_checks", "get_reward", {"not": "a list"})
+    assert "get_reward gives a wrong result" in probes.judge("ttt_checks", "get_reward", forged)
+    assert "could not be checked" in probes.judge("ttt_checks", "get_reward", {"not": "a list"}) or \
+        "probe returned" in probes.judge("ttt_checks", "get_reward", {"not": "a list"})
 
 
 def test_probe_data_needs_the_right_nonce(tmp_path):
-    call = sandbox.CheckCall("ttt_checks", "get_reward")
+    call = testcells.CheckCall("ttt_checks", "get_reward")
     (tmp_path / ".probe").mkdir()
-    assert "no test data came back" in sandbox.SandboxExecute._probe_outputs(tmp_path, call)
+    assert "no test data came back" in probes.probe_outputs(tmp_path, call)
     (tmp_path / ".probe" / f"{call.nonce}.json").write_text(json.dumps({"nonce": "guessed", "outputs": []}))
-    assert "not what the grader asked for" in sandbox.SandboxExecute._probe_outputs(tmp_path, call)
+    assert "not what the grader asked for" in probes.probe_outputs(tmp_path, call)
     (tmp_path / ".probe" / f"{call.nonce}.json").write_text(json.dumps({"nonce": call.nonce, "outputs": [1]}))
-    assert sandbox.SandboxExecute._probe_outputs(tmp_path, call) == [1]
+    assert probes.probe_outputs(tmp_path, call) == [1]
 
 
 # ----------------------------------------------------------------------------- the sandbox itself
@@ -96,7 +95,6 @@ print(json.dumps(report))
 '''
 
 
-@needs_root
 def test_kernel_cannot_see_or_touch_grader_files(tmp_path):
     secret = [str(REPO_ROOT / "assignments"), str(REPO_ROOT / "autograder" / "reference.py"),
               str(REPO_ROOT / "solutions"), str(REPO_ROOT / ".git"), "/root/.bashrc", "/home", str(tmp_path)]
@@ -117,8 +115,10 @@ def test_kernel_cannot_see_or_touch_grader_files(tmp_path):
     executor = sandbox.SandboxExecute(report_directory=str(tmp_path / "reports"), timeout=60)
     nb, _ = executor.preprocess(nb, {"nbgrader": {"student": "s", "assignment": "a", "notebook": "n"}})
     report = json.loads(nb.cells[0].outputs[0]["text"])
-    assert report["uid"] != 0 and report["cwd"] == sandbox.SCRATCH_INSIDE
-    assert all(report[p] == "FileNotFoundError" for p in secret), report
+    assert report["uid"] != 0 and report["cwd"] == isolation.SCRATCH_INSIDE
+    # not there at all (the grader's home may exist as the parent of the Python installation)
+    assert all(report[p] == "FileNotFoundError" for p in secret if p != "/root/.bashrc"), json.dumps(report)
+    assert report["/root/.bashrc"] in ("FileNotFoundError", "PermissionError"), json.dumps(report)
     assert all(report[p] in ("FileNotFoundError", "OSError", "PermissionError") for p in writes), report
     assert not (REPO_ROOT / "autograder" / "x").exists()
     assert report["import autograder"] == "ImportError"
@@ -132,7 +132,7 @@ def test_kernel_cannot_see_or_touch_grader_files(tmp_path):
     flood = "".join(o.get("text", "") for o in nb.cells[2].outputs)
     assert "output truncated" in flood and len(flood) < 3_000_000
     saved = json.loads((tmp_path / "reports" / "a" / "s" / "n.json").read_text())
-    assert saved["isolation"] == "chroot" and any("kernel died" in f for f in saved["flags"])
+    assert saved["isolation"].startswith("bubblewrap") and any("kernel died" in f for f in saved["flags"])
 
 
 # ----------------------------------------------------------------------------- leaks and markers
@@ -220,20 +220,22 @@ def test_steps_refuse_to_run_without_a_gradebook(tmp_path):
     assert not (tmp_path / "ws" / "gradebook.db").exists()
 
 
-def test_without_root_it_degrades_with_a_warning(tmp_path, monkeypatch, caplog):
-    """Not root: no chroot sandbox; the kernel runs unisolated, the report and the log say so,
-    and verdicts are still the grader's."""
-    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
-    assert sandbox.isolation_available() == (False, "the grader is not running as root (needed for a mount "
-                                                    "namespace and a separate uid)")
+def test_without_isolation_grading_refuses_unless_told(tmp_path, monkeypatch, caplog):
+    """No sandbox possible: the preprocessor and the pipeline refuse, naming the fix; the explicit
+    unsafe mode grades with a warning and marks the report (verdicts are still the grader's)."""
+    broken = isolation.Diagnosis(False, "none", ["bubblewrap (bwrap) is not installed: install bubblewrap"])
+    monkeypatch.setattr(isolation, "diagnose", lambda: broken)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import sys\nprint('warning', file=sys.stderr)",
         metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1, "solution": False, "locked": True}})])
-    executor = sandbox.SandboxExecute(report_directory=str(tmp_path), timeout=60)
+    resources = {"nbgrader": {"student": "s", "assignment": "a", "notebook": "n"}}
+    with pytest.raises(sandbox.IsolationUnavailable, match="install bubblewrap"):
+        sandbox.SandboxExecute(report_directory=str(tmp_path), timeout=60).preprocess(nb, resources)
+    with pytest.raises(pipeline.GraderError, match="unsafe-no-sandbox"):
+        pipeline.isolation_check()
+    executor = sandbox.SandboxExecute(report_directory=str(tmp_path), timeout=60, isolation="none")
     with caplog.at_level("WARNING"):
-        nb, _ = executor.preprocess(nb, {"nbgrader": {"student": "s", "assignment": "a", "notebook": "n"}})
+        nb, _ = executor.preprocess(nb, resources)
     assert "AUTOGRADER SANDBOX DISABLED" in caplog.text
-    assert json.loads((tmp_path / "a" / "s" / "n.json").read_text())["isolation"].startswith("none:")
+    assert "UNSAFE" in json.loads((tmp_path / "a" / "s" / "n.json").read_text())["isolation"]
     assert "Tests passed" in nb.cells[0].outputs[-1]["text"]
-    with pytest.raises(RuntimeError, match="sandbox required"):
-        sandbox.SandboxExecute(isolation="chroot").preprocess(nb, {"nbgrader": {}})

@@ -1,0 +1,75 @@
+"""Hidden-test cells split in two: the kernel only *probes*, the grader *judges*.
+
+A hidden test is written as ``check_<name>(fn)`` imported ``from autograder.<module>``.
+``rewrite_test_cell`` turns each such call into a probe call with a fresh random nonce; the
+kernel runs it and writes plain data, and the grader judges that data (``autograder.probes``).
+"""
+import ast
+import secrets
+from dataclasses import dataclass, field
+
+PROBE_PACKAGE = "_agprobe"
+
+
+@dataclass
+class CheckCall:
+    """One ``check_<name>(arg)`` call found in a hidden-test cell."""
+    module: str          # e.g. "ttt_checks" (of autograder.ttt_checks)
+    name: str            # e.g. "get_next_state"
+    nonce: str = field(default_factory=lambda: secrets.token_hex(16))
+
+
+class UnsupportedTestCell(ValueError):
+    """A test cell uses ``autograder`` in a way the sandbox cannot split into probe and judge."""
+
+
+def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
+    """The cell's source with every check call replaced by a probe call, and the calls found.
+
+    ``from autograder.<module> import check_<name>`` lines become ``pass``;
+    ``check_<name>(<expr>)`` becomes ``_agprobe._runtime.probe("<module>", "<name>", <expr>, "<nonce>")``.
+    Cells that do not mention ``autograder`` are returned unchanged.
+    """
+    if "autograder" not in source:
+        return source, []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise UnsupportedTestCell(f"the test cell does not parse: {exc}") from None
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    position = lambda lineno, col: offsets[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode())
+    imported: dict[str, str] = {}
+    edits: list[tuple[int, int, str]] = []
+    calls: list[CheckCall] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder"):
+            module = (node.module or "").split(".", 1)[-1]
+            if node.module.count(".") != 1 or any(not a.name.startswith("check_") or a.asname for a in node.names):
+                raise UnsupportedTestCell(f"unsupported import in a test cell: {ast.unparse(node)}")
+            for alias in node.names:
+                imported[alias.name] = module
+            edits.append((position(node.lineno, node.col_offset), position(node.end_lineno, node.end_col_offset),
+                          "pass"))
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "autograder" for a in node.names):
+            raise UnsupportedTestCell(f"unsupported import in a test cell: {ast.unparse(node)}"
+                                      " (use `from autograder.<module> import check_<name>`)")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
+            if len(node.args) != 1 or node.keywords:
+                raise UnsupportedTestCell(f"a check takes exactly one argument: {ast.unparse(node)}")
+            call = CheckCall(imported[node.func.id], node.func.id[len("check_"):])
+            argument = ast.get_source_segment(source, node.args[0])
+            edits.append((position(node.lineno, node.col_offset), position(node.end_lineno, node.end_col_offset),
+                          f"__import__({PROBE_PACKAGE + '._runtime'!r}).{'_runtime'}.probe("
+                          f"{call.module!r}, {call.name!r}, {argument}, {call.nonce!r})"))
+            calls.append(call)
+        elif isinstance(node, ast.Name) and node.id == "autograder":
+            raise UnsupportedTestCell("a test cell may use autograder only through `check_<name>(...)` calls")
+    for start, end, text in sorted(edits, reverse=True):
+        source = source[:start] + text + source[end:]
+    return source, calls
+
+
