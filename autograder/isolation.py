@@ -179,12 +179,12 @@ def diagnose() -> Diagnosis:
 # ----------------------------------------------------------------------------- processes
 
 def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, start time) of a live process, None if it is gone."""
+    """(parent pid, start time) of a live process, None if it is gone (or a zombie)."""
     text = _read(f"/proc/{pid}/stat")
     if not text:
         return None
     fields = text[text.rfind(")") + 2:].split()
-    return int(fields[1]), int(fields[19])
+    return None if fields[0] in ("Z", "X") else (int(fields[1]), int(fields[19]))
 
 
 def descendants(pid: int) -> list[int]:

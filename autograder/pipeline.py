@@ -67,7 +67,9 @@ class Course:
         source = ws / "source"
         if not source.exists():
             source.symlink_to(REPO_ROOT / "assignments", target_is_directory=True)
-        (ws / "nbgrader_config.py").write_text(WORKSPACE_CONFIG.format(workspace=str(ws), extra=extra_config))
+        config = ws / "nbgrader_config.py"
+        if extra_config or not config.exists():  # keep an instructor's additions to an existing workspace
+            config.write_text(WORKSPACE_CONFIG.format(workspace=str(ws), extra=extra_config))
         return cls(ws, ws, source, ws / "release", ws / "submitted", ws / "autograded", ws / "feedback",
                    ws / "gradebook.db", ws / "reports", db_url)
 

@@ -239,3 +239,51 @@ def test_without_isolation_grading_refuses_unless_told(tmp_path, monkeypatch, ca
     assert "AUTOGRADER SANDBOX DISABLED" in caplog.text
     assert "UNSAFE" in json.loads((tmp_path / "a" / "s" / "n.json").read_text())["isolation"]
     assert "Tests passed" in nb.cells[0].outputs[-1]["text"]
+
+
+# ----------------------------------------------------------------------------- isolation parts
+
+def _sandbox_run(tmp_path, code: str):
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "lib").mkdir()
+    with isolation.Slot() as slot:
+        sandbox_ = isolation.Sandbox(tmp_path / "scratch", tmp_path / "lib", slot, isolation.Limits())
+        return slot, sandbox_.run([sandbox_.python, "-c", code], timeout=60)
+
+
+def test_seccomp_filter_refuses_affinity(tmp_path):
+    code = ("import os\ntry:\n    os.sched_setaffinity(0, range(os.cpu_count()))\n    print('widened')\n"
+            "except PermissionError:\n    print('refused', sorted(os.sched_getaffinity(0)))")
+    slot, done = _sandbox_run(tmp_path, code)
+    assert done.stdout.strip() == f"refused [{slot.cpu}]", done.stderr
+
+
+def test_the_sandbox_has_its_own_namespaces_and_limits(tmp_path):
+    code = ("import os, resource, socket\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+            "print(socket.gethostname(), resource.getrlimit(resource.RLIMIT_NPROC)[0])\n"
+            "print(open('/proc/self/mountinfo').read())")
+    _, done = _sandbox_run(tmp_path, code)
+    pids, host, mounts = done.stdout.split("\n", 2)
+    assert len(eval(pids)) <= 3 and host.split() == ["sandbox", str(isolation.Limits.nproc)], done.stdout
+    for secret in ("assignments", "solutions", "autograder", "gradebook", str(REPO_ROOT) + " "):
+        assert secret not in mounts, mounts
+
+
+def test_a_slot_is_reused_only_after_its_leftovers_die():
+    import subprocess
+    slot = isolation.Slot()
+    leftover = subprocess.Popen(["sleep", "600"])
+    slot.record(leftover.pid)
+    slot._handle.close()  # its holder died without cleaning up: the lock goes, the record stays
+    again = isolation.Slot()
+    try:
+        assert again.index == slot.index
+        assert leftover.wait(timeout=5) == -9  # killed before the slot was handed out again
+    finally:
+        again.release()
+
+
+def test_doctor_names_what_to_install(monkeypatch):
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: None)
+    diagnosis = isolation.diagnose.__wrapped__()
+    assert not diagnosis.ok and "apt-get install bubblewrap" in diagnosis.explain()
