@@ -191,24 +191,18 @@ def run_cells(nb, outcomes: dict, sandbox, env: dict, scratch: Path, budget: Bud
                     client.timeout = max(1, min(budget.for_cell(cell), remaining()))
                     try:
                         client.execute_cell(cell, index)
-                    except CellTimeoutError:
+                    except (CellTimeoutError, DeadKernelError) as exc:
                         if deadline - time.monotonic() <= 1:
                             raise _BudgetExceeded from None
-                        outcome.ran, outcome.error = True, (
-                            f"the cell did not finish within {client.timeout} s (infinite loop, or too slow); "
-                            "it was stopped and the kernel restarted for the cells after it")
-                        flags.append(f"timeout in cell {index} ({_cell_name(cell)})")
-                        raise _Restart from None
-                    except DeadKernelError:
-                        guard = km.guard
-                        why = guard.reason if guard is not None and guard.reason else \
-                            "os._exit, a crash, or out of memory"
-                        if deadline - time.monotonic() <= 1:
-                            raise _BudgetExceeded from None
-                        outcome.ran, outcome.error = True, (
-                            f"the kernel died while running this cell ({why}); "
-                            "it was restarted for the cells after it")
-                        flags.append(f"kernel died in cell {index} ({_cell_name(cell)}): {why}")
+                        if isinstance(exc, CellTimeoutError):
+                            problem = f"the cell did not finish within {client.timeout} s (infinite loop, or too slow)"
+                            flags.append(f"timeout in cell {index} ({_cell_name(cell)})")
+                        else:
+                            why = km.guard.reason if km.guard is not None and km.guard.reason else \
+                                "os._exit, a crash, or out of memory"
+                            problem = f"the kernel died while running this cell ({why})"
+                            flags.append(f"kernel died in cell {index} ({_cell_name(cell)}): {why}")
+                        outcome.ran, outcome.error = True, f"{problem}; the kernel was restarted for the cells after it"
                         raise _Restart from None
                     outcome.ran = True
                     errors = [o for o in cell.outputs if o.output_type == "error"]
