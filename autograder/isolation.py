@@ -25,6 +25,8 @@ Every sandboxed command (a kernel, or the numba warm-up) starts as
 ``diagnose()`` says whether all this works here and, if not, what to install or change
 (``python -m autograder doctor``).
 """
+import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -36,7 +38,6 @@ import sys
 import tempfile
 import threading
 import time
-import fcntl
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -335,8 +336,6 @@ class Slot:
 @lru_cache(maxsize=4)
 def course_image(cache_root: str) -> Path:
     """A copy of the course modules for /opt/course (timestamps kept: numba's cache checks them)."""
-    import hashlib
-
     files = []
     for name in COURSE_FILES:
         path = REPO_ROOT / name

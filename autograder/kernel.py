@@ -125,7 +125,7 @@ def _new_client(nb, sandbox, env, scratch: Path, deadline: float, budget: Budget
     client = CappedClient(nb, km=km, timeout=budget.cell, startup_timeout=startup, allow_errors=True,
                           interrupt_on_timeout=False, shutdown_kernel="immediate", record_timing=False,
                           kernel_name="python3", resources={"metadata": {"path": str(scratch)}})
-    quiet = {} if os.environ.get("AG_DEBUG") else {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # kernel banners, not cell output
     # independent: no JPY_PARENT_PID, whose poller would take the sandbox's pid 1 for a dead parent
     # (the sandbox dies with the grader through bwrap's --die-with-parent instead).
     return client, {"env": env, "cwd": str(scratch), "independent": sandbox is not None, **quiet}
