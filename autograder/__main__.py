@@ -103,18 +103,26 @@ def main(argv=None) -> int:
             pipeline.add_students(course, students)
             print(f"{len(students)} student(s) in {course.gradebook}")
         elif args.command == "collect":
-            for record in pipeline.collect(course, args.source, args.assignment):
+            records = pipeline.collect(course, args.source, args.assignment)
+            for record in records:
                 notes = "; ".join(record["problems"] + record["flags"])
                 print(f"{record['student']:<20} {record['assignment'] or '?'}/{record['notebook'] or '?'}"
-                      + (f"  ({notes})" if notes else ""))
+                      f"  [{record['identity']}: {record['origin']}]" + (f"  ({notes})" if notes else ""))
+            print(f"collected {len(records)} file(s) from {len({r['student'] for r in records})} student(s): "
+                  f"{sum(r['submitted'] for r in records)} to grade, {sum(not r['submitted'] for r in records)} not; "
+                  f"{sum(bool(r['problems']) for r in records)} with problems, "
+                  f"{sum(bool(r['flags']) for r in records)} flagged")
         elif args.command == "autograde":
             results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None,
                                          unsafe_no_sandbox=args.unsafe_no_sandbox)
-            failed = [f"{s}/{a}: {r['error']}" for (a, s), r in results.items() if not r["ok"]]
-            print(f"{len(results)} submission(s) graded" + (f"; {len(failed)} failed:\n  " + "\n  ".join(failed)
-                                                             if failed else ""))
+            failed = [f"{pipeline.neutralise(s)}/{a}: autograde failed: {pipeline.neutralise(r['error'])}"
+                      for (a, s), r in results.items() if not r["ok"]]
             if failed:
+                print("\n".join(failed), file=sys.stderr)
+                print(f"error: {len(failed)} of {len(results)} submission(s) could not be graded "
+                      f"(their rows say why)", file=sys.stderr)
                 return 1
+            print(f"{len(results)} submission(s) graded")
         elif args.command == "export":
             print(f"wrote {pipeline.export(course, args.output)}")
         elif args.command == "feedback":

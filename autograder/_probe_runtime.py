@@ -43,9 +43,10 @@ def load_cases(module: str, name: str):
 
 
 def probe(module: str, name: str, fn, nonce: str) -> None:
-    """Run ``probe_<name>`` of ``_agprobe.<module>`` on the grader's cases; write its outputs."""
+    """Run ``probe_<name>`` of the probe module of ``<module>`` (``ttt_checks`` -> ``_agprobe.ttt_probes``)
+    on the grader's cases; write its outputs."""
     cases = load_cases(module, name)
-    checks = importlib.import_module(f"_agprobe.{module}")
+    checks = importlib.import_module(f"_agprobe.{module.removesuffix('_checks')}_probes")
     import numpy as np
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -1,12 +1,9 @@
-"""Readable failure messages shared by the hidden-test judges, and a quiet context for probes."""
-import contextlib
-import warnings
-
+"""Readable failure messages shared by the hidden-test judges (grader side only)."""
 import numpy as np
 
 from azcourse.tictactoe.rules import board_text
 
-MAX_SHOWN_CHARS = 1500
+from ._probe_util import short
 
 
 def indent(text: str, prefix: str = "    ") -> str:
@@ -18,12 +15,6 @@ def board_block(board) -> str:
     """A board drawn as 3x3 (X = player to move, O = opponent) plus its raw vector."""
     raw = np.asarray(board).astype(int).tolist()
     return f"{indent(board_text(board))}\n    as a vector: {raw}"
-
-
-def short(value) -> str:
-    """repr of a probe value, cut to a readable length."""
-    text = repr(value)
-    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + " ..."
 
 
 def failure(function: str, n_bad: int, n_total: int, details: str) -> AssertionError:
@@ -42,29 +33,3 @@ def compare_all(function: str, cases: list, expected: list, got: list, same, des
         i = bad[0]
         raise failure(function, len(bad), len(cases),
                       f"{describe(cases[i])}\n  expected: {short(expected[i])}\n  got:      {short(got[i])}")
-
-
-def error_of(exc: BaseException) -> str:
-    """Plain-data description of an exception raised by student code."""
-    return f"{type(exc).__name__}: {exc}"
-
-
-def probe_each(cases: list, run_one) -> list:
-    """``run_one(case)`` for every case; an exception raised by student code becomes its
-    description (data for the judge), so one bad case never hides the others."""
-    outputs = []
-    for case in cases:
-        try:
-            outputs.append(run_one(case))
-        except Exception as exc:
-            outputs.append(error_of(exc))
-    return outputs
-
-
-@contextlib.contextmanager
-def quiet():
-    """Silence warnings while a probe runs: nbgrader scores any stderr output of a cell as 0,
-    and a numpy overflow warning is the judge's business, not a reason to lose points."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        yield

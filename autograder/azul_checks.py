@@ -1,8 +1,7 @@
-"""Hidden tests of part 3 (Azul): probe the student's function, then judge.
+"""Hidden tests of part 3 (Azul): cases, data shapes and judges (see ``ttt_checks``).
 
-Same shape as ``ttt_checks``: ``probe_<name>(fn, cases)`` runs student code on plain-data cases and
-returns plain data; ``judge_<name>(cases, outputs)`` compares with the reference solution read from
-``assignments/azul3_play/azul3_play.ipynb``; ``check_<name>(fn)`` does both (hidden-test cells).
+The probes are in ``azul_probes``, the only part of these tests that enters the sandbox; the
+reference is ``assignments/azul3_play/azul3_play.ipynb``.
 """
 from functools import lru_cache
 
@@ -11,15 +10,13 @@ import numpy as np
 import Azul_Simulator as az
 from azcourse.azul_agents import greedy_agent, random_agent
 
-from . import reference
-from ._report import compare_all, failure, probe_each, quiet, short
+from ._report import compare_all, failure
+from .azul_probes import PROBES
+from .probe_schema import Bool, Either, Int, ListOf, Num, Record, Str, per_case
+from .probes import run_check
 
 SEED = 20261121
-AGENTS = {"random": random_agent, "greedy": greedy_agent}
-
-
-def _reference() -> dict:
-    return reference.reference_namespace("azul3_play", "azul3_play")
+REFERENCE = ("azul3_play", "azul3_play")  # (assignment, notebook) of the reference solution
 
 
 # ---------------------------------------------------------------- decode_move
@@ -28,36 +25,19 @@ MALFORMED_CODES = ["", "5B", "5B22", "9B2", "0B1", "6B1", "5Q2", "5B7", "5B0", "
                    "FB1", "CBC", 5, None]
 
 
-def decode_move_cases() -> list:
+def cases_decode_move() -> list:
     codes = [az.action_to_string(a) for a in range(az.N_TAKES)]
     spellings = codes + [c.lower() for c in codes[::7]] + [f"  {c} " for c in codes[::11]] + [f"{c}\n" for c in codes[::13]]
     return spellings + MALFORMED_CODES
 
 
-def probe_decode_move(fn, cases: list) -> list:
-    """The index returned, or 'raises <ExceptionName>'."""
-    outputs = []
-    for code in cases:
-        try:
-            result = fn(code)
-            outputs.append(int(result) if isinstance(result, (int, np.integer)) and not isinstance(result, bool)
-                           else f"returned {short(result)}")
-        except Exception as exc:  # the student's error is data for the judge; any ValueError subclass is fine
-            outputs.append("raises ValueError" if isinstance(exc, ValueError) else f"raises {type(exc).__name__}")
-    return outputs
-
-
-def judge_decode_move(cases: list, outputs: list) -> None:
-    expected = probe_decode_move(_reference()["decode_move"], cases)
+def judge_decode_move(cases: list, expected: list, outputs: list) -> None:
     compare_all("decode_move", cases, expected, outputs, lambda e, g: e == g,
-             lambda code: f"  code: {code!r}")
+                lambda code: f"  code: {code!r}")
 
 
 def check_decode_move(fn) -> None:
-    cases = decode_move_cases()
-    with quiet():
-        outputs = probe_decode_move(fn, cases)
-    judge_decode_move(cases, outputs)
+    run_check(__name__, "decode_move", fn)
 
 
 # ---------------------------------------------------------------- legal_takes
@@ -84,29 +64,19 @@ def take_positions(n_games: int = 24) -> tuple:
     return tuple(positions)
 
 
-def probe_legal_takes(fn, cases: list) -> list:
-    """The returned mask as a list of 180 bools, or a description of what went wrong."""
-    def run_one(board):
-        result = np.asarray(fn(az.AzulState.decode(np.array(board, dtype=np.int16))))
-        return (result.astype(bool).tolist() if result.shape == (az.N_TAKES,)
-                else f"an array of shape {result.shape} (expected (180,))")
-    return probe_each(cases, run_one)
+def cases_legal_takes() -> list:
+    return list(take_positions())
 
 
 def _mask_difference(expected, got) -> str:
-    if not isinstance(got, list):
-        return ""
     wrongly_allowed = [az.action_to_string(a) for a in range(az.N_TAKES) if got[a] and not expected[a]]
     wrongly_refused = [az.action_to_string(a) for a in range(az.N_TAKES) if expected[a] and not got[a]]
     return (f"\n  legal but missing from your mask: {' '.join(wrongly_refused) or '-'}"
             f"\n  illegal but in your mask: {' '.join(wrongly_allowed) or '-'}")
 
 
-def judge_legal_takes(cases: list, outputs: list) -> None:
-    expected = probe_legal_takes(_reference()["legal_takes"], cases)
+def judge_legal_takes(cases: list, expected: list, outputs: list) -> None:
     bad = [i for i, (e, g) in enumerate(zip(expected, outputs)) if e != g]
-    if len(outputs) != len(expected):
-        raise AssertionError(f"legal_takes: the probe returned {len(outputs)} results for {len(expected)} cases")
     if bad:
         i = bad[0]
         from Azul_Visuals import render_text
@@ -117,15 +87,12 @@ def judge_legal_takes(cases: list, outputs: list) -> None:
 
 
 def check_legal_takes(fn) -> None:
-    cases = list(take_positions())
-    with quiet():
-        outputs = probe_legal_takes(fn, cases)
-    judge_legal_takes(cases, outputs)
+    run_check(__name__, "legal_takes", fn)
 
 
 # ---------------------------------------------------------------- masked_policy
 
-def masked_policy_cases(n: int = 60) -> list:
+def cases_masked_policy(n: int = 60) -> list:
     rng = np.random.default_rng(SEED)
     cases = []
     for i in range(n):
@@ -137,16 +104,7 @@ def masked_policy_cases(n: int = 60) -> list:
     return cases
 
 
-def probe_masked_policy(fn, cases: list) -> list:
-    def run_one(case):
-        result = np.asarray(fn(case["logits"].copy(), case["mask"].copy()), dtype=np.float64)
-        return (result.tolist() if result.shape == (az.ACTION_DIM,)
-                else f"an array of shape {result.shape} (expected (181,))")
-    return probe_each(cases, run_one)
-
-
-def judge_masked_policy(cases: list, outputs: list) -> None:
-    expected = probe_masked_policy(_reference()["masked_policy"], cases)
+def judge_masked_policy(cases: list, expected: list, outputs: list) -> None:
     describe = lambda case: (f"  {int(case['mask'].sum())} legal actions; largest |logit| "
                              f"{float(np.abs(case['logits']).max()):.3g}")
     leaks = [i for i, (case, got) in enumerate(zip(cases, outputs))
@@ -159,10 +117,7 @@ def judge_masked_policy(cases: list, outputs: list) -> None:
 
 
 def check_masked_policy(fn) -> None:
-    cases = masked_policy_cases()
-    with quiet():
-        outputs = probe_masked_policy(fn, cases)
-    judge_masked_policy(cases, outputs)
+    run_check(__name__, "masked_policy", fn)
 
 
 # ---------------------------------------------------------------- arena
@@ -175,16 +130,11 @@ ARENA_CASES = [{"a": "greedy", "b": "random", "games": 4, "seed": 3},
                {"a": "greedy", "b": "greedy", "games": 1, "seed": 5}]   # equal scores and rows: a draw
 
 
-def probe_arena(fn, cases: list) -> list:
-    def run_one(case):
-        result = fn(AGENTS[case["a"]], AGENTS[case["b"]], case["games"], case["seed"])
-        return {k: float(result[k]) for k in ("wins", "draws", "losses", "mean_score_diff")}
-    return probe_each(cases, run_one)
+def cases_arena() -> list:
+    return ARENA_CASES
 
 
-def judge_arena(cases: list, outputs: list) -> None:
-    expected = probe_arena(_reference()["arena"], cases)
-
+def judge_arena(cases: list, expected: list, outputs: list) -> None:
     def same(e, g):
         return isinstance(g, dict) and all(np.isclose(e[k], g[k], atol=1e-9) for k in e)
 
@@ -194,7 +144,13 @@ def judge_arena(cases: list, outputs: list) -> None:
 
 
 def check_arena(fn) -> None:
-    cases = ARENA_CASES
-    with quiet():
-        outputs = probe_arena(fn, cases)
-    judge_arena(cases, outputs)
+    run_check(__name__, "arena", fn)
+
+
+JUDGES = {"decode_move": judge_decode_move, "legal_takes": judge_legal_takes,
+          "masked_policy": judge_masked_policy, "arena": judge_arena}
+SCHEMAS = {"decode_move": per_case(Either(Int, Str)),
+           "legal_takes": per_case(Either(ListOf(Bool, az.N_TAKES), Str)),
+           "masked_policy": per_case(Either(ListOf(Num, az.ACTION_DIM), Str)),
+           "arena": per_case(Either(Record(wins=Num, draws=Num, losses=Num, mean_score_diff=Num), Str))}
+assert set(PROBES) == set(JUDGES) == set(SCHEMAS)

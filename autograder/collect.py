@@ -1,15 +1,59 @@
 """Collect submissions into nbgrader's ``submitted/`` folder, repairing what can be repaired.
 
-Accepted layouts (a folder or a .zip of one):
+Who a file belongs to
+=====================
 
-* ``<student>/<assignment>/<notebook>.ipynb`` (nbgrader's own layout),
-* ``<student>.ipynb`` (one notebook per student; the assignment is recognised from its cells),
-* LMS downloads: Canvas (``<student>_[late_]<id>_<id>_<original name>.ipynb``) and Moodle
-  (``<Full Name>_<id>_assignsubmission_file_/<original name>.ipynb``).
+A file is attributed ONLY to the identity it arrived under: the name of the **top-level entry**
+(a file or a folder) of what the instructor passed in, or, when the instructor passes the LMS's zip,
+of the top-level entries of that zip. Those names come from the LMS or the instructor, never from a
+student. Everything below a top-level entry (deeper folders, and every path inside a zip found
+there, i.e. an archive a student uploaded) belongs to that entry's identity, whatever it is called:
+a zip uploaded by ``mallory`` that holds ``alice/ttt1_mcts/ttt1_mcts.ipynb`` is Mallory's
+submission (and is flagged as naming another student), never Alice's.
 
-Each notebook is matched to an assignment notebook by its cells (nbgrader ids, or the text
-of the provided cells when the metadata was stripped), so a renamed file still lands in the
-right place. Problems are repaired where that is fair and always reported:
+Top-level entries and the student id they give (the first layout that matches wins):
+
+=============  ==========================================================  ========================
+layout         top-level entry                                              student id
+=============  ==========================================================  ========================
+Moodle         ``<Full Name>_<participant>_assignsubmission_<plugin>_/``    ``jane_doe_4242``
+               (a folder; or a file ``..._assignsubmission_file_<name>``)   slug(Full Name)_participant
+Blackboard     ``<Assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>``    ``<username>``
+               ``_<name>`` (the ``.txt`` receipts are ignored)
+Canvas         ``<name>_[late_]<userid>_<submissionid>_<name>``             ``doejane_4242``
+                                                                            slug(name)_userid
+nbgrader       ``<student>/`` (``<student>/<assignment>/<notebook>.ipynb``)  ``<student>``
+flat           ``<student>.ipynb`` or ``<student>.zip``                     ``<student>``
+=============  ==========================================================  ========================
+
+* ``<student>`` and ``<username>`` are kept as they are when they are a valid id (ASCII letters,
+  digits, ``_ . -``, starting with a letter or a digit, at most 64 characters); otherwise they are
+  slugged. ``slug``: accents dropped, lower case, every run of other characters becomes ``_``
+  (``"José Núñez"`` -> ``jose_nunez``; nothing left -> ``student``).
+* The same identity: one Moodle participant id, one Canvas user id, one Blackboard
+  ``<Assignment>_<username>`` (its attempts), one nbgrader/flat name (``alice/``, ``alice.ipynb`` and
+  ``alice.zip`` are all Alice). Moodle and Canvas ids always include the LMS's number, so
+  namesakes stay distinct.
+* **Collisions**: two distinct identities whose ids are equal, ignoring case (a folder
+  ``jane_doe_4242`` and Moodle participant 4242 "Jane Doe"; folders ``Alice`` and ``alice``;
+  ``Jane Doe/`` and ``jane_doe/``; one Blackboard user in two assignments' downloads) are refused:
+  none of their files is graded, and every record of both says which other identity claims the id.
+* One identity, several files for the same notebook: Blackboard's latest attempt wins (older
+  attempts are reported, not graded); otherwise the file with the notebook's own name wins, then the
+  first in name order; the others are reported, not graded.
+* Zips: a zip anywhere under an entry is the student's upload, unpacked safely (no absolute
+  paths, no ``..``; only notebooks and zips are written, other files are just listed) within
+  ``MAX_UPLOAD_BYTES`` / ``MAX_UPLOAD_MEMBERS`` (nested zips included, ``MAX_NESTING`` levels
+  deep); the instructor's own zip within ``MAX_SOURCE_BYTES`` / ``MAX_SOURCE_MEMBERS``. What is
+  skipped is reported. Hidden files and ``__MACOSX`` are ignored.
+
+What is repaired
+================
+
+Each notebook is matched to an assignment notebook by its cells (nbgrader ids, or the text of the
+provided cells when the metadata was stripped; the assignment folder of the nbgrader layout is a
+hint), so a renamed file still lands in the right place. Problems are repaired where that is fair
+and always reported:
 
 * not valid JSON / not a notebook: replaced by the blank release notebook (scores 0);
 * stripped cell metadata: restored from the release notebook by aligning the cells;
@@ -21,14 +65,28 @@ Student-written cells are also scanned for suspicious code (IPython hooks, exits
 import difflib
 import json
 import re
-import shutil
 import tempfile
+import unicodedata
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+
+MAX_UPLOAD_BYTES = 200 * 2**20      # one uploaded zip, the zips inside it included (uncompressed)
+MAX_UPLOAD_MEMBERS = 2000
+MAX_SOURCE_BYTES = 4 * 2**30        # the instructor's own zip (the LMS download)
+MAX_SOURCE_MEMBERS = 200_000
+MAX_NESTING = 2                     # a zip inside an uploaded zip is opened, one level deeper is not
+KEPT_SUFFIXES = (".ipynb", ".zip")  # what is written out of a zip; other members are only listed
+
+VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+MOODLE = re.compile(r"(?P<name>.+?)_(?P<number>\d+)_assignsubmission_[A-Za-z]+_(?P<original>.*)\Z", re.S)
+BLACKBOARD = re.compile(r"(?P<prefix>.+?)_attempt_(?P<time>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)"
+                        r"(?:_(?P<original>.+)|(?P<ext>\.[^._]*))?\Z", re.S)
+CANVAS = re.compile(r"(?P<name>[^_\s]+)_(?:late_)?(?P<number>\d+)_\d+_(?P<original>.+)\Z", re.S | re.I)
 
 SUSPICIOUS_CODE = [
     (r"input_transformers|input_transformer_manager|ast_transformers|register_transformer|prefilter_manager",
@@ -60,18 +118,92 @@ class Target:
         return {c.metadata["nbgrader"]["grade_id"] for c in self.cells if "nbgrader" in c.metadata}
 
 
+class CollectError(ValueError):
+    """Nothing can be collected from this source: the message says why (one line)."""
+
+
 @dataclass
 class Collected:
+    """What collect did with one submitted file (or with a submission that held no notebook)."""
     student: str
     assignment: str | None
     notebook: str | None
-    origin: str
+    origin: str                    # where the file was, relative to the source ("mallory.zip/alice/x.ipynb")
     problems: list = field(default_factory=list)
     flags: list = field(default_factory=list)
+    identity: str = ""             # who it arrived as ("Moodle participant 4242 (Jane Doe)")
+    layout: str = ""               # moodle, blackboard, canvas, nbgrader, flat
+    submitted: bool = False        # copied into submitted/ (it will be graded)
 
     def as_dict(self) -> dict:
         return {"student": self.student, "assignment": self.assignment, "notebook": self.notebook,
-                "origin": self.origin, "problems": self.problems, "flags": self.flags}
+                "origin": self.origin, "identity": self.identity, "layout": self.layout,
+                "submitted": self.submitted, "problems": self.problems, "flags": self.flags}
+
+
+class Collection(list):
+    """The records of one collect, plus `notes` about the source itself (ignored entries, skipped members)."""
+
+    def __init__(self, records=(), notes=()):
+        super().__init__(records)
+        self.notes = list(notes)
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """The identity a top-level entry arrived under."""
+    key: tuple                     # entries with the same key are the same identity
+    student: str
+    layout: str
+    label: str                     # readable, for the instructor
+    original: str | None = None    # the student's own file name (LMS files); None: a folder, <student>.ipynb
+    attempt: str = ""              # Blackboard attempt time stamp
+
+
+def slug(text: str) -> str:
+    """Accents dropped, lower case, runs of anything but letters and digits -> `_` ("José Núñez" -> jose_nunez)."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", plain.lower()).strip("_")[:48].strip("_") or "student"
+
+
+def as_id(name: str) -> str:
+    """`name` itself when it is a valid student id, else its slug."""
+    return name if VALID_ID.match(name) else slug(name)
+
+
+def arrival(name: str, is_dir: bool) -> Arrival | None:
+    """The identity of a top-level entry called `name` (None: ignored: hidden, __MACOSX, a Blackboard receipt)."""
+    if name.startswith(".") or name == "__MACOSX":
+        return None
+    moodle = MOODLE.match(name)
+    if moodle:
+        number, full_name = moodle["number"], moodle["name"]
+        return Arrival(("moodle", number), f"{slug(full_name)}_{number}", "moodle",
+                       f"Moodle participant {number} ({full_name})", None if is_dir else moodle["original"])
+    if not is_dir:
+        blackboard = BLACKBOARD.match(name)
+        if blackboard:
+            if blackboard["original"] is None and (blackboard["ext"] or "").lower() == ".txt":
+                return None  # the receipt Blackboard writes next to each attempt
+            assignment, _, username = blackboard["prefix"].rpartition("_")
+            return Arrival(("blackboard", blackboard["prefix"]), as_id(username), "blackboard",
+                           f"Blackboard user {username}" + (f" ({assignment})" if assignment else ""),
+                           blackboard["original"], blackboard["time"])
+        canvas = CANVAS.match(name)
+        if canvas:
+            number = canvas["number"]
+            return Arrival(("canvas", number), f"{slug(canvas['name'])}_{number}", "canvas",
+                           f"Canvas user {number} ({canvas['name']})", canvas["original"])
+        stem = name[: -len(Path(name).suffix)] if Path(name).suffix.lower() in KEPT_SUFFIXES else name
+        return Arrival(("name", stem), as_id(stem), "flat", f"submission {stem!r}")
+    return Arrival(("name", name), as_id(name), "nbgrader", f"submission {name!r}")
+
+
+def student_id(relative) -> str:
+    """The student id of a path inside a submissions folder: only its top-level entry counts."""
+    relative = Path(relative)
+    found = arrival(relative.parts[0], is_dir=len(relative.parts) > 1)
+    return found.student if found else ""
 
 
 def release_targets(release_dir: Path, assignments=None) -> list[Target]:
@@ -82,21 +214,6 @@ def release_targets(release_dir: Path, assignments=None) -> list[Target]:
         nb = nbformat.read(path, as_version=4)
         targets.append(Target(path.parent.name, path.stem, path, nb.cells))
     return targets
-
-
-def student_id(relative: Path) -> str:
-    """The student of a file inside a submissions folder or LMS zip."""
-    parts = relative.parts
-    if len(parts) > 1:
-        first = parts[0]
-        moodle = re.match(r"(.+?)_\d+_assignsubmission_", first)
-        return _slug(moodle.group(1) if moodle else first)
-    canvas = re.match(r"([A-Za-z][\w-]*?)_(?:late_)?\d+_\d+_", relative.name)
-    return _slug(canvas.group(1) if canvas else relative.stem)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text.strip()).strip("_.").lower() or "unknown"
 
 
 def _signature(cell) -> str:
@@ -207,9 +324,10 @@ def sanitised(nb):
     return clean
 
 
-def normalise(path: Path, targets: list[Target], student: str, hint: str | None, named: bool = True):
-    """(notebook to grade, Collected) for one submitted file."""
-    relative_name = path.name
+def normalise(path: Path, targets: list[Target], student: str, hint: str | None, original: str | None = None):
+    """(notebook to grade, Collected) for one submitted file; `original`: the name the student gave it
+    (a different name than the notebook's is reported; None: not checked)."""
+    filename = original or path.name
     result = Collected(student, None, None, str(path))
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -217,81 +335,289 @@ def normalise(path: Path, targets: list[Target], student: str, hint: str | None,
             warnings.simplefilter("ignore")
             nb = sanitised(nbformat.reads(text, as_version=4))
     except Exception as exc:  # noqa: BLE001 (any parse failure is the student's broken file)
-        target = match_target(nbformat.v4.new_notebook(), relative_name, targets, hint) or \
+        target = match_target(nbformat.v4.new_notebook(), filename, targets, hint) or \
             (targets[0] if len(targets) == 1 else None)
         if target is None:
             result.problems.append(f"not a readable notebook ({type(exc).__name__}) and no assignment recognised")
             return None, result
         result.assignment, result.notebook = target.assignment, target.notebook
-        result.problems.append(f"not a valid notebook ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
+        first_line = (str(exc).splitlines() or [""])[0][:160]
+        result.problems.append(f"not a valid notebook ({type(exc).__name__}: {first_line}); "
                                "graded as an empty submission")
         return nbformat.read(target.path, as_version=4), result
-    target = match_target(nb, relative_name, targets, hint)
+    target = match_target(nb, filename, targets, hint)
     if target is None:
         result.problems.append("no assignment notebook recognised in this file; not graded")
         return None, result
     result.assignment, result.notebook = target.assignment, target.notebook
-    if named and path.stem != target.notebook:
-        result.problems.append(f"file named {path.name!r}; graded as {target.notebook}.ipynb")
+    if original and Path(original).stem != target.notebook:
+        result.problems.append(f"file named {original!r}; graded as {target.notebook}.ipynb")
     repair(nb, target, result.problems)
     inspect(nb, target, result.problems, result.flags)
     return nb, result
 
 
-def _notebook_files(folder: Path):
-    for path in sorted(folder.rglob("*.ipynb")):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") or part == "__MACOSX" for part in relative.parts):
-            continue
-        yield path, relative
+# ----------------------------------------------------------------------------- unpacking
+
+def _ignored(parts) -> bool:
+    return any(part.startswith(".") or part == "__MACOSX" for part in parts)
 
 
-def _extract(archive_path: Path, into: Path) -> Path:
-    """Unpack a zip safely (no absolute paths, no `..`)."""
+@dataclass
+class _Budget:
+    """What is left for one archive (and the archives inside it)."""
+    bytes: int
+    members: int
+    max_bytes: int
+    max_members: int
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _extract(archive_path: Path, into: Path, budget: _Budget) -> list[str]:
+    """Unpack a zip safely into `into`; returns what was skipped (with why).
+
+    No absolute paths, drive letters or `..`; hidden files and __MACOSX are dropped; only notebooks
+    and zips get their content, other members become empty placeholders (their names are all
+    collect needs); the budget caps the members and the uncompressed bytes actually written.
+    Raises zipfile.BadZipFile (or OSError) when the archive cannot be read at all.
+    """
+    skipped = []
     into.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(archive_path) as archive:
         for member in archive.infolist():
-            name = Path(member.filename)
-            if member.is_dir() or name.is_absolute() or ".." in name.parts:
+            name = member.filename.replace("\\", "/")
+            parts = [p for p in name.split("/") if p not in ("", ".")]
+            if member.is_dir() or not parts:
                 continue
-            target = into / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(member) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst, length=2**20)
-    return into
-
-
-def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: str | None = None) -> list[Collected]:
-    """Copy (and repair) every notebook of `source` (folder or zip, zips inside included) into `submitted_dir`."""
-    source = Path(source)
-    with tempfile.TemporaryDirectory() as tmp:
-        roots = [_extract(source, Path(tmp) / "0")] if source.is_file() else [source]
-        if source.is_dir():
-            for number, archive in enumerate(sorted(source.rglob("*.zip")), 1):
-                if zipfile.is_zipfile(archive):
-                    roots.append(_extract(archive, Path(tmp) / str(number)))
-        files = [item for root in roots for item in _notebook_files(root)]
-        targets = release_targets(release_dir, [assignment] if assignment else None)
-        results, chosen = [], {}
-        for path, relative in files:
-            parts = relative.parts
-            nbgrader_layout = len(parts) == 3 and any(parts[1] == t.assignment for t in targets)
-            student = _slug(parts[0]) if nbgrader_layout else student_id(relative)
-            hint = parts[1] if nbgrader_layout else assignment
-            nb, record = normalise(path, targets, student, hint, named=len(parts) > 1)
-            results.append(record)
-            if nb is None:
+            if name.startswith("/") or ".." in parts or re.match(r"[A-Za-z]:", parts[0]):
+                skipped.append(f"{member.filename} (unsafe path)")
                 continue
-            key = (student, record.assignment, record.notebook)
-            if key in chosen:  # two files for one notebook: keep the one with the expected name
-                other_nb, other = chosen[key]
-                if other.origin.endswith(f"/{record.notebook}.ipynb") or not path.name == f"{record.notebook}.ipynb":
-                    record.problems.append(f"another file ({Path(other.origin).name}) was graded instead")
+            if _ignored(parts):
+                continue
+            if budget.members <= 0:
+                skipped.append(f"{member.filename} (more than {budget.max_members} files)")
+                continue
+            budget.members -= 1
+            target = into.joinpath(*parts)
+            keep = target.suffix.lower() in KEPT_SUFFIXES
+            if keep and member.file_size > budget.bytes:
+                skipped.append(f"{member.filename} (over {budget.max_bytes // 2**20} MB uncompressed)")
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not keep:
+                    target.touch()
                     continue
-                other.problems.append(f"another file ({path.name}) was graded instead")
-            chosen[key] = (nb, record)
-        for (student, assignment_id, notebook), (nb, record) in chosen.items():
-            out = Path(submitted_dir) / student / assignment_id / f"{notebook}.ipynb"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, out)
+                written = 0
+                with archive.open(member) as src, open(target, "wb") as dst:
+                    while chunk := src.read(2**20):
+                        written += len(chunk)
+                        if written > budget.bytes:
+                            raise _TooBig
+                        dst.write(chunk)
+                budget.bytes -= written
+            except _TooBig:
+                target.unlink(missing_ok=True)
+                budget.bytes = 0
+                skipped.append(f"{member.filename} (over {budget.max_bytes // 2**20} MB uncompressed)")
+            except (OSError, RuntimeError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:
+                if target.is_file():
+                    target.unlink(missing_ok=True)
+                skipped.append(f"{member.filename} (unreadable: {type(exc).__name__})")
+    return skipped
+
+
+def _listing(items: list[str], limit: int = 5) -> str:
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+@dataclass
+class _Item:
+    path: Path
+    origin: str                    # relative to the source
+    original: str | None           # the name to check against the notebook's (None: not checked)
+    folders: tuple                 # folders between the entry (or archive) and the file
+    attempt: str = ""
+
+
+@dataclass
+class _Submission:
+    """Everything that arrived under one identity."""
+    key: tuple
+    student: str
+    layout: str
+    label: str
+    entries: list = field(default_factory=list)
+    items: list = field(default_factory=list)
+    others: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+    def gather(self, path: Path, origin: str, original, attempt: str, scratch: Path,
+               depth: int = 0, budget: _Budget | None = None) -> None:
+        """Add the notebooks under `path` (a folder, a notebook, a zip: unpacked into `scratch`)."""
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                relative = child.relative_to(path)
+                if _ignored(relative.parts) or not child.is_file():
+                    continue
+                self._file(child, f"{origin}/{relative.as_posix()}", child.name, relative.parts[:-1], attempt,
+                           scratch, depth, budget)
+        elif path.is_file():
+            self._file(path, origin, original, (), attempt, scratch, depth, budget)
+
+    def _file(self, path, origin, original, folders, attempt, scratch, depth, budget) -> None:
+        suffix = path.suffix.lower()
+        if suffix == ".ipynb":
+            self.items.append(_Item(path, origin, original, tuple(folders), attempt))
+        elif suffix == ".zip":
+            if depth >= MAX_NESTING:
+                self.problems.append(f"{origin}: a zip nested more than {MAX_NESTING} deep; not opened")
+                return
+            budget = budget or _Budget(MAX_UPLOAD_BYTES, MAX_UPLOAD_MEMBERS, MAX_UPLOAD_BYTES, MAX_UPLOAD_MEMBERS)
+            into = Path(tempfile.mkdtemp(prefix="upload-", dir=scratch))
+            try:
+                skipped = _extract(path, into, budget)
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as exc:
+                self.problems.append(f"{origin}: not a readable zip ({type(exc).__name__}); nothing in it graded")
+                return
+            if skipped:
+                self.problems.append(f"{origin}: {len(skipped)} file(s) of the zip skipped: {_listing(skipped)}")
+            self.gather(into, origin, None, attempt, scratch, depth + 1, budget)
+        else:
+            self.others.append(origin)
+
+
+def _submissions(root: Path, scratch: Path, notes: list) -> list[_Submission]:
+    """The top-level entries of `root`, grouped by the identity they arrived under."""
+    found = {}
+    for entry in sorted(root.iterdir(), key=lambda p: p.name):
+        is_dir = entry.is_dir()
+        if not is_dir and not entry.is_file():
+            notes.append(f"ignored {entry.name}: neither a file nor a folder")
+            continue
+        who = arrival(entry.name, is_dir)
+        if who is None:
+            continue
+        if who.layout == "flat" and entry.suffix.lower() not in KEPT_SUFFIXES:
+            notes.append(f"ignored {entry.name}: not a notebook, a zip or a folder")
+            continue
+        submission = found.setdefault(who.key, _Submission(who.key, who.student, who.layout, who.label))
+        submission.entries.append(entry.name + ("/" if is_dir else ""))
+        submission.gather(entry, entry.name, who.original, who.attempt, scratch)
+    return sorted(found.values(), key=lambda s: (s.student.lower(), s.student, s.key))
+
+
+def _clashes(submissions: list[_Submission]) -> dict:
+    """key -> the other submissions whose student id equals this one's (ignoring case)."""
+    by_id = {}
+    for submission in submissions:
+        by_id.setdefault(submission.student.lower(), []).append(submission)
+    return {s.key: [o for o in group if o is not s] for group in by_id.values() if len(group) > 1 for s in group}
+
+
+def _clash_problem(submission: _Submission, others: list[_Submission]) -> str:
+    claims = "; ".join(f"{o.label} from {_listing(o.entries, 2)}"
+                       + (f" (id {o.student!r})" if o.student != submission.student else "") for o in others)
+    return (f"not graded: the student id {submission.student!r} of {submission.label} is also claimed by {claims}; "
+            "rename one of them and collect again")
+
+
+def _impersonations(submission: _Submission, item: _Item, names: dict) -> list[str]:
+    """A path inside a submission named after another student (their id or top-level entry)."""
+    own = {submission.student.lower()} | {n.lower() for e in submission.entries
+                                           for n in (e.rstrip("/"), Path(e.rstrip("/")).stem)}
+    parts = item.origin.split("/")[1:]
+    candidates = [p.lower() for p in parts[:-1]] + [Path(parts[-1]).stem.lower()] if parts else []
+    return sorted({names[c] for c in candidates if c in names and c not in own})
+
+
+def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: str | None = None) -> Collection:
+    """Copy (and repair) every notebook of `source` (a folder or a zip) into `submitted_dir`/<student>/<assignment>/.
+
+    Raises CollectError (nothing written) when the source does not exist, is neither a folder nor a
+    zip, holds no notebook at all, or when `assignment` is not one of the release's assignments.
+    """
+    source = Path(source)
+    if not source.exists():
+        raise CollectError(f"{source} does not exist")
+    if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
+        raise CollectError(f"{source} is neither a folder nor a zip archive")
+    available = sorted({p.parent.name for p in Path(release_dir).glob("*/*.ipynb")})
+    if not available:
+        raise CollectError(f"no release notebooks in {release_dir}: run `python -m autograder build` first")
+    if assignment and assignment not in available:
+        raise CollectError(f"unknown assignment {assignment!r}: the release has {', '.join(available)}")
+    targets = release_targets(release_dir, [assignment] if assignment else None)
+    known = {t.assignment for t in targets}
+    notes = []
+    with tempfile.TemporaryDirectory(prefix="collect-") as tmp:
+        scratch = Path(tmp)
+        root = source
+        if source.is_file():
+            root = scratch / "source"
+            try:
+                skipped = _extract(source, root, _Budget(MAX_SOURCE_BYTES, MAX_SOURCE_MEMBERS,
+                                                         MAX_SOURCE_BYTES, MAX_SOURCE_MEMBERS))
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as exc:
+                raise CollectError(f"{source} is not a readable zip archive ({type(exc).__name__})") from None
+            if skipped:
+                notes.append(f"{len(skipped)} file(s) of {source.name} skipped: {_listing(skipped, 10)}")
+        submissions = _submissions(root, scratch, notes)
+        if not any(s.items for s in submissions):
+            raise CollectError(f"no notebook (.ipynb) found in {source}" +
+                               (f" ({len(submissions)} submission(s) looked at, zips included)" if submissions else ""))
+        clashes = _clashes(submissions)
+        names = {}
+        for s in submissions:  # who a path inside another submission could be pretending to be
+            for entry in (e.rstrip("/") for e in s.entries):
+                names[entry.lower()] = names[Path(entry).stem.lower()] = entry
+            names[s.student.lower()] = s.student
+        only = targets[0] if len(targets) == 1 else None
+        results = Collection(notes=notes)
+        for submission in submissions:
+            refused = [_clash_problem(submission, clashes[submission.key])] if submission.key in clashes else []
+            if not submission.items:
+                record = Collected(submission.student, only and only.assignment, only and only.notebook,
+                                   ", ".join(submission.entries), identity=submission.label, layout=submission.layout)
+                found = f" (it holds: {_listing(submission.others)})" if submission.others else ""
+                record.problems += refused + [f"no notebook in this submission{found}; nothing graded"]
+                record.problems += submission.problems
+                results.append(record)
+                continue
+            latest = max(item.attempt for item in submission.items)
+            chosen = {}
+            for item in submission.items:
+                hint = next((f for f in reversed(item.folders) if f in known), assignment)
+                nb, record = normalise(item.path, targets, submission.student, hint, item.original)
+                record.origin, record.identity, record.layout = item.origin, submission.label, submission.layout
+                record.problems += submission.problems
+                for other in _impersonations(submission, item, names):
+                    record.flags.append(f"a path inside the submission names another student ({other}): "
+                                        f"{item.origin}; it counts as {submission.student}'s own only")
+                results.append(record)
+                if refused:
+                    record.problems[:0] = refused
+                    continue
+                if item.attempt != latest:
+                    record.problems.insert(0, f"not graded: an older Blackboard attempt ({item.attempt}); "
+                                              f"the latest attempt ({latest}) is graded")
+                    continue
+                if nb is None:
+                    continue
+                key, expected = (record.assignment, record.notebook), f"{record.notebook}.ipynb"
+                if key in chosen:  # two files for one notebook: the one with the notebook's name, else the first
+                    _, other, other_item = chosen[key]
+                    if other_item.original == expected or item.original != expected:
+                        record.problems.insert(0, f"not graded: another file ({other.origin}) was graded instead")
+                        continue
+                    other.problems.insert(0, f"not graded: another file ({record.origin}) was graded instead")
+                chosen[key] = (nb, record, item)
+            for (assignment_id, notebook), (nb, record, _) in chosen.items():
+                out = Path(submitted_dir) / submission.student / assignment_id / f"{notebook}.ipynb"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, out)
+                record.submitted = True
     return results

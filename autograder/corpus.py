@@ -278,13 +278,15 @@ def _flat(course) -> dict:
 
 
 def _lms_zip(course) -> dict:
+    """An unpacked LMS download: a Canvas file (student `lmsfull_1234`) and a Moodle folder holding the
+    zip that participant 4242 uploaded (student `jane_doe_4242`)."""
     full = nbformat.writes(filled(course, "ttt1_mcts")).encode()
     partial = nbformat.writes(filled(course, "ttt1_mcts", extra={"get_action_prob": WRONG_ACTION_PROB})).encode()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("lmsfull_1234_567890_ttt1_mcts.ipynb", full)
-        archive.writestr("Jane Doe_4242_assignsubmission_file_/ttt1_mcts.ipynb", partial)
-    return {"lms_download.zip": buffer.getvalue()}
+        archive.writestr("homework/ttt1_mcts.ipynb", partial)
+    return {"lmsfull_1234_567890_ttt1_mcts.ipynb": full,
+            "Jane Doe_4242_assignsubmission_file_/homework.zip": buffer.getvalue()}
 
 
 T1, T2, AZ3 = set(TTT1_TESTS), set(TTT2_TESTS), set(AZUL3_TESTS)
@@ -324,8 +326,9 @@ def all_cases() -> list[Case]:
         Case("warning", "ttt1_mcts", _flat, T1),
         Case("renamed", "ttt1_mcts", _renamed, T1, problems=["graded as ttt1_mcts.ipynb"]),
         Case("invalid_json", "ttt1_mcts", _invalid_json, set(), problems=["not a valid notebook"]),
-        Case("lmsfull", "ttt1_mcts", _lms_zip, T1),
-        Case("jane_doe", "ttt1_mcts", lambda course: {}, T1 - {"test_get_action_prob"}),  # in the same zip
+        Case("lmsfull", "ttt1_mcts", _lms_zip, T1, student="lmsfull_1234"),  # Canvas: name_userid
+        Case("jane_doe", "ttt1_mcts", lambda course: {}, T1 - {"test_get_action_prob"},  # Moodle, written by _lms_zip
+             student="jane_doe_4242"),
     ]
 
 

@@ -8,9 +8,11 @@ benchmark) gets a generated ``nbgrader_config.py`` that calls ``configure_worksp
 from pathlib import Path
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades,
-                                    IgnorePattern, LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput,
+                                    DeduplicateIds, GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
+                                    OverwriteKernelspec, SaveAutoGrades)
 
+from .restore_cells import RestoreCells
 from .sandbox import SandboxExecute
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +29,7 @@ def sqlite_url(path) -> str:
     return f"sqlite:///{Path(path).resolve()}?timeout={SQLITE_BUSY_TIMEOUT}"
 
 
-def configure_grading(c, report_directory) -> None:
+def configure_grading(c, report_directory, release_directory) -> None:
     """Execution, verdicts and feedback settings (paths are set by the caller)."""
     if "timeout" not in c.Execute:
         c.Execute.timeout = CELL_TIMEOUT
@@ -40,7 +42,13 @@ def configure_grading(c, report_directory) -> None:
     c.SandboxExecute.report_directory = str(report_directory)
     c.Autograde.autograde_preprocessors = [SandboxExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-    c.OverwriteCells.add_missing_cells = True
+    # Submitted nbgrader metadata is restored from the gradebook before nbgrader reads it (a
+    # tampered or stripped cell would make nbgrader raise); RestoreCells puts missing cells back.
+    c.Autograde.sanitize_preprocessors = [RestoreCells, ClearOutput, DeduplicateIds, OverwriteKernelspec,
+                                          OverwriteCells, CheckCellMetadata]
+    c.RestoreCells.report_directory = str(report_directory)
+    c.RestoreCells.release_directory = str(release_directory)
+    c.OverwriteCells.add_missing_cells = False
     # Feedback shows each test cell's verdict but never its hidden-test lines.
     c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
     c.ClearHiddenTests.enforce_metadata = False
@@ -65,4 +73,4 @@ def configure_workspace(c, workspace, source=REPO_ROOT / "assignments") -> None:
     c.CourseDirectory.include = ["*.ipynb"]
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
-    configure_grading(c, workspace / "reports")
+    configure_grading(c, workspace / "reports", workspace / "release")

@@ -11,6 +11,7 @@ from the grader's configuration alone, never from the submitted notebook:
 - at most ``Budget.max_restarts`` kernel restarts after a timeout or a dead kernel. A restarted
   kernel first replays the earlier non-test cells that ran cleanly.
 """
+import base64
 import json
 import os
 import secrets
@@ -20,9 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import zmq
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import ensure_async, run_hook, run_sync
+from nbformat.v4 import output_from_msg
 from traitlets import Any, Integer
 
 from . import isolation
@@ -48,21 +52,322 @@ class CellOutcome:
     reason: str = ""
 
 
-class CappedClient(NotebookClient):
-    """nbclient that keeps at most `max_cell_output` characters of output per cell (an output
-    flood from student code must not exhaust the grader's memory)."""
-    max_cell_output = Integer(2_000_000).tag(config=True)
+_HUGE = 1 << 62
+_OUTPUT_DEPTH = 4   # an output sits 4 levels deep in a notebook file: notebook > cells > cell > outputs
+_WIDGET_DEPTH = 6   # a widget state key: metadata > widgets > mime > state > model > state
+_LINE_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")  # str.splitlines
+_CHUNK = 1 << 20
 
+
+def stored_size(node, depth: int = _OUTPUT_DEPTH) -> int:
+    """An upper bound of the bytes that `node` (an output, a widget state entry) adds to a notebook
+    file when it sits `depth` levels deep.
+
+    nbformat writes JSON with ``indent=1`` after splitting a stream's text and a display's
+    non-JSON data into one list item per line, so a flat count (``len(json.dumps(...))``)
+    understates it badly: a million newlines, or a deeply nested metadata list, grow tenfold or
+    more once written. This bound counts every string ASCII-escaped (never less than its UTF-8
+    bytes), the strings nbformat splits as split at every line break, and every line with its
+    indentation. It builds nothing as large as the node (strings are measured a
+    megabyte at a time), so measuring a flood costs no memory. A node too deep to walk counts as
+    infinite: it is dropped.
+    """
+    try:
+        return _size(node, depth + 1, _SPLIT_IN_OUTPUT) + depth + 2
+    except (RecursionError, TypeError, ValueError):
+        return _HUGE
+
+
+_SPLIT_NONE, _SPLIT_THIS, _SPLIT_VALUES, _SPLIT_IN_OUTPUT = range(4)
+
+
+def _split_of(key: str, split: int) -> int:
+    """How nbformat's writer treats the value under `key` (an output's ``text`` and its ``data``
+    values but JSON ones are split into lines; anything under a split-unknown node is counted
+    as split, which only overstates)."""
+    if split == _SPLIT_IN_OUTPUT:
+        return _SPLIT_THIS if key == "text" else _SPLIT_VALUES if key == "data" else _SPLIT_NONE
+    if split == _SPLIT_VALUES:
+        return _SPLIT_NONE if key.endswith("json") else _SPLIT_THIS
+    return _SPLIT_NONE
+
+
+def _size(node, indent: int, split: int = _SPLIT_NONE) -> int:
+    if isinstance(node, str):
+        escaped = sum(len(json.dumps(node[i:i + _CHUNK])) - 2 for i in range(0, len(node), _CHUNK)) + 2
+        if split != _SPLIT_THIS:
+            return escaped
+        breaks = sum(node.count(mark) for mark in _LINE_BREAKS)
+        return escaped + (breaks + 1) * (indent + 8) if breaks else escaped
+    if isinstance(node, dict):
+        return 2 * indent + 4 + sum(len(json.dumps(str(key))) + indent + 5
+                                    + _size(value, indent + 1, _split_of(str(key), split))
+                                    for key, value in node.items())
+    if isinstance(node, (list, tuple)):
+        inner = _SPLIT_THIS if split == _SPLIT_THIS else _SPLIT_NONE  # a text already given as lines
+        return 2 * indent + 4 + sum(indent + 3 + _size(value, indent + 1, inner) for value in node)
+    if node is None or isinstance(node, (bool, int, float)):
+        return len(json.dumps(node))
+    raise TypeError(f"not JSON: {type(node).__name__}")
+
+
+@dataclass
+class _CellUsage:
+    """What one cell's outputs take in the notebook file, output by output."""
+    outs: list                  # the cell's outputs list (nbclient gives a cell a new one each execution)
+    sizes: list                 # stored_size of each output, in step with `outs`
+    total: int = 0
+    dropped: int = 0            # bytes refused in this execution of the cell
+    note: object = None         # the truncation note output (once something was dropped)
+
+
+class CappedClient(NotebookClient):
+    """nbclient whose stored output is bounded, whatever the kernel sends.
+
+    Everything nbclient would keep or apply is measured (``stored_size``: the bytes it adds to
+    the notebook file) before it is kept: stream, display_data, execute_result and error outputs,
+    display updates (``update_display_data`` and a ``display_data`` re-using a display_id, which
+    rewrite earlier outputs, in any cell: each rewritten output counts), and widget state from
+    comm messages. A cell keeps at most ``max_cell_output`` bytes of outputs, widget state at most
+    ``max_cell_output`` bytes too, and the whole notebook (every cell, widget state, outputs that
+    were already there) at most ``max_notebook_output``. Content past a cap is dropped, never
+    stored anywhere: the cell gets one note, "[output truncated by the grader: N bytes dropped]".
+    A display update that would grow an output past a cap leaves the output as it was.
+
+    The caps bound what is *kept*: ``clear_output`` frees what it clears, so a progress bar
+    (``clear_output(wait=True)`` and a new output, again and again) works as in Jupyter for as long
+    as the cell runs; CPU time is bounded by the cell's timeout.
+
+    The transport is bounded too, so a flood cannot pile up in the grader's memory before it is
+    measured: every socket of the kernel client refuses a message part larger than
+    ``max_message_bytes`` (zmq disconnects and reconnects the sender; what was in flight is lost,
+    the cell then ends after nbclient's ``iopub_timeout``) and queues at most ``receive_queue``
+    messages (then the kernel's side blocks or drops, inside the sandbox's memory).
+
+    No frontend is mimicked: nbclient's Output-widget emulation (which captures outputs into widget
+    state and echoes the whole list back to the kernel on every output) is disabled, so output
+    printed inside an ``ipywidgets.Output`` lands in the cell, under the same cap.
+    """
+    max_cell_output = Integer(2_000_000, help="bytes of stored output per cell (and of widget state)").tag(
+        config=True)
+    max_notebook_output = Integer(20_000_000, help="bytes of stored output per notebook").tag(config=True)
+    max_message_bytes = Integer(64_000_000, help="largest message part accepted from the kernel").tag(config=True)
+    receive_queue = Integer(4, help="messages queued per socket in the grader (zmq RCVHWM)").tag(config=True)
+
+    def __init__(self, nb, km=None, **kw):
+        super().__init__(nb, km=km, **kw)
+        self._cells: dict[int, _CellUsage] = {}
+        self._total = 0             # stored bytes of the whole notebook: cells and widget state
+        self._measured = False      # the outputs already in the notebook were counted
+        self.widget_registry = {}
+        self.comm_open_handlers = {}
+
+    def reset_execution_trackers(self) -> None:
+        super().reset_execution_trackers()  # forgets widget state: forget its size too
+        self._total = getattr(self, "_total", 0) - getattr(self, "_widget_total", 0)
+        self._widget_total = 0
+        self._widget_sizes: dict[str, dict] = {}
+
+    # -- the transport
+    async def async_start_new_kernel_client(self):
+        """nbclient's, with the socket limits set on the client's own zmq context before its
+        sockets exist."""
+        try:
+            self.kc = self.km.client()
+            self.kc.context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+            self.kc.context.setsockopt(zmq.RCVHWM, self.receive_queue)
+            await ensure_async(self.kc.start_channels())
+            self._monitors = [channel.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+                              for channel in (self.kc.iopub_channel, self.kc.shell_channel)]
+            await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
+        except Exception:
+            await self._async_cleanup_kernel()
+            raise
+        self.kc.allow_stdin = False
+        await run_hook(self.on_notebook_start, notebook=self.nb)
+        return self.kc
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    async def _async_cleanup_kernel(self) -> None:
+        self._monitors = []  # their sockets die with the client's context
+        await super()._async_cleanup_kernel()
+
+    _cleanup_kernel = run_sync(_async_cleanup_kernel)
+
+    async def _check_raise_for_error(self, cell, cell_index, exec_reply) -> None:
+        """The execute reply (on the shell channel, which never drops a message) says whether the
+        cell failed: when it did but its error output was dropped (over a cap) or lost (a flooded
+        output channel), the cell gets a short error output from the reply, so a failure cannot be
+        hidden by flooding."""
+        content = (exec_reply or {}).get("content")
+        if not isinstance(content, dict) or "status" not in content:
+            return
+        if content["status"] == "error" and not any(o.get("output_type") == "error" for o in cell.outputs):
+            clip = lambda text, n: text[:n] if isinstance(text, str) else ""  # noqa: E731
+            traceback = content.get("traceback") if isinstance(content.get("traceback"), list) else []
+            cell.outputs.append(nbformat.v4.new_output(
+                "error", ename=clip(content.get("ename"), 200) or "Error", evalue=clip(content.get("evalue"), 1000),
+                traceback=[clip(line, 500) for line in traceback[-10:]]))
+        await super()._check_raise_for_error(cell, cell_index, exec_reply)
+
+    async def _async_check_alive(self) -> None:
+        """nbclient's check (every second while a cell runs), and: a kernel whose output or shell
+        channel was cut (zmq drops the connection for good on a part over ``max_message_bytes``)
+        counts as dead, so the cell fails and the next cells get a fresh kernel, instead of
+        running on with no outputs or errors seen."""
+        await super()._async_check_alive()
+        for monitor in getattr(self, "_monitors", []):
+            try:
+                await monitor.recv_multipart(zmq.NOBLOCK)
+            except zmq.ZMQError:  # zmq.Again: no event
+                continue
+            why = f"it sent a message over {self.max_message_bytes} bytes, or its connection to the grader broke"
+            guard = getattr(self.km, "guard", None)
+            if guard is not None and not guard.reason:
+                guard.reason = why
+            raise DeadKernelError(why)
+
+    # -- accounting
+    def _usage(self, cell_index: int) -> _CellUsage:
+        """The cell's usage, measured again when its outputs changed behind our back (a new
+        execution, a clear, stream coalescing); the truncation note comes back after a clear."""
+        if not self._measured:
+            self._measured = True
+            for index in range(len(self.nb.cells)):
+                if index != cell_index and "outputs" in self.nb.cells[index]:
+                    self._usage(index)
+        for index in [i for i in self._cells if i >= len(self.nb.cells)]:  # a hidden cell, popped
+            self._total -= self._cells.pop(index).total
+        outs = self.nb.cells[cell_index].setdefault("outputs", [])
+        usage = self._cells.get(cell_index)
+        if usage is None or usage.outs is not outs or len(usage.sizes) != len(outs):
+            same = usage is not None and usage.outs is outs
+            sizes = [stored_size(o) for o in outs]
+            fresh = _CellUsage(outs, sizes, sum(sizes), usage.dropped if same else 0, usage.note if same else None)
+            self._total += fresh.total - (usage.total if usage else 0)
+            self._cells[cell_index] = usage = fresh
+            if usage.dropped and not any(o is usage.note for o in outs):
+                self._add(usage, usage.note)
+        return usage
+
+    def _add(self, usage: _CellUsage, output) -> None:
+        size = stored_size(output)
+        usage.outs.append(output)
+        usage.sizes.append(size)
+        usage.total += size
+        self._total += size
+
+    def _fits(self, used: int, delta: int) -> bool:
+        return used + delta <= self.max_cell_output and self._total + delta <= self.max_notebook_output
+
+    def _drop(self, usage: _CellUsage, size: int) -> None:
+        usage.dropped = min(usage.dropped + size, _HUGE)
+        text = f"\n[output truncated by the grader: {usage.dropped} bytes dropped]\n"
+        if usage.note is None:
+            usage.note = nbformat.v4.new_output("stream", name="stdout", text=text)
+        usage.note["text"] = text  # (a few digits more than measured: slack)
+        if not any(o is usage.note for o in usage.outs):
+            self._add(usage, usage.note)
+
+    # -- what nbclient keeps or applies
     def output(self, outs, msg, display_id, cell_index):
-        used = self.__dict__.setdefault("_output_used", {})
-        used[cell_index] = used.get(cell_index, 0) + len(json.dumps(msg.get("content", {})))
-        if used[cell_index] > self.max_cell_output:
-            if used.get(("noted", cell_index)) is None:
-                used[("noted", cell_index)] = True
-                outs.append(nbformat.v4.new_output("stream", name="stdout",
-                                                   text="\n[output truncated by the grader]\n"))
+        """A new output (stream, display_data, execute_result, error), kept if it fits."""
+        try:
+            out = output_from_msg(msg)
+        except (ValueError, KeyError, TypeError):  # not an output (a stray status): nothing is kept
             return None
-        return super().output(outs, msg, display_id, cell_index)
+        if self.clear_before_next_output:
+            outs[:] = []
+            self.clear_display_id_mapping(cell_index)
+            self.clear_before_next_output = False
+        usage = self._usage(cell_index)
+        size = stored_size(out)
+        if not self._fits(usage.total, size):
+            self._drop(usage, size)
+            return None
+        if display_id:
+            self._display_id_map.setdefault(display_id, {}).setdefault(cell_index, []).append(len(outs))
+        self._add(usage, out)
+        return out
+
+    def clear_output(self, outs, msg, cell_index):
+        if msg["content"].get("wait"):
+            self.clear_before_next_output = True
+        else:
+            outs[:] = []
+            self.clear_display_id_mapping(cell_index)
+            self._usage(cell_index)  # frees the cell's bytes, keeps the truncation note
+
+    def clear_display_id_mapping(self, cell_index: int) -> None:
+        """As nbclient's, but forgets display ids left with no output (a loop of displays with new
+        ids and clears must not grow the map)."""
+        for display_id in list(self._display_id_map):
+            cell_map = self._display_id_map[display_id]
+            cell_map.pop(cell_index, None)
+            if not cell_map:
+                del self._display_id_map[display_id]
+
+    def _update_display_id(self, display_id: str, msg) -> None:
+        """Rewrite the outputs shown with `display_id` (in any cell), each one only if it still fits."""
+        targets = self._display_id_map.get(display_id)
+        if not targets:
+            return
+        content = msg["content"]
+        try:
+            update = output_from_msg({"header": {"msg_type": "display_data"}, "content": content})
+        except (ValueError, KeyError, TypeError):
+            return
+        size = stored_size(update) + 40  # + an execute_result's execution_count
+        for cell_index, indices in targets.items():
+            if cell_index >= len(self.nb.cells) or "outputs" not in self.nb.cells[cell_index]:
+                continue
+            usage = self._usage(cell_index)
+            for index in indices:
+                if index >= len(usage.outs) or \
+                        usage.outs[index].get("output_type") not in ("display_data", "execute_result"):
+                    continue  # a stale index: never rewrite another output
+                delta = size - usage.sizes[index]
+                if not self._fits(usage.total, delta):
+                    self._drop(usage, size)
+                    continue
+                usage.outs[index]["data"] = update["data"]
+                usage.outs[index]["metadata"] = update["metadata"]
+                usage.sizes[index] = size
+                usage.total += delta
+                self._total += delta
+
+    def handle_comm_msg(self, outs, msg, cell_index) -> None:
+        """Keep widget state (what nbclient would write into the notebook's metadata) within the
+        caps; comm messages are otherwise ignored (no frontend is mimicked)."""
+        content = msg.get("content") or {}
+        data, comm_id = content.get("data"), content.get("comm_id")
+        if not (self.store_widget_state and isinstance(data, dict) and isinstance(data.get("state"), dict)
+                and isinstance(comm_id, str)):
+            return
+        state, paths, buffers = data["state"], data.get("buffer_paths") or [], msg.get("buffers") or []
+        known = self._widget_sizes.get(comm_id)
+        new = {("state", key): stored_size({key: value}, _WIDGET_DEPTH) for key, value in state.items()}
+        valid_paths = isinstance(paths, list) and all(
+            isinstance(p, list) and all(isinstance(k, (str, int)) for k in p) for p in paths)
+        pairs = list(zip(paths, buffers)) if valid_paths else []
+        for path, buffer in pairs:
+            new[("buffer", *path)] = 4 * (memoryview(buffer).nbytes // 3 + 1) + stored_size(path, _WIDGET_DEPTH) + 80
+        delta = sum(new.values()) - sum((known or {}).get(key, 0) for key in new)
+        if known is None:
+            delta += 300 + len(comm_id)  # the model's entry: ids, names, versions
+        usage = self._usage(cell_index)
+        if self._widget_total + delta > self.max_cell_output or self._total + delta > self.max_notebook_output:
+            self._drop(usage, max(delta, 0))
+            return
+        self._widget_sizes.setdefault(comm_id, {}).update(new)
+        self._widget_total += delta
+        self._total += delta
+        self.widget_state.setdefault(comm_id, {}).update(state)
+        if pairs:
+            self.widget_buffers.setdefault(comm_id, {}).update({
+                tuple(path): {"data": base64.b64encode(buffer).decode("ascii"), "encoding": "base64", "path": path}
+                for path, buffer in pairs})
 
 
 def sandbox_connection_file(sandbox: isolation.Sandbox, connection: str) -> str:

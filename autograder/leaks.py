@@ -50,7 +50,7 @@ def _regions(source: str):
 
 def check_markers(source_dir) -> None:
     """Raise MarkerError listing every malformed, unbalanced or misplaced marker."""
-    from .probes import probe_modules
+    from .probes import probe_module_of, probe_modules
     from .testcells import UnsupportedTestCell, rewrite_test_cell
 
     problems = []
@@ -81,9 +81,9 @@ def check_markers(source_dir) -> None:
                 try:
                     _, calls = rewrite_test_cell(cell.source)
                     for call in calls:
-                        if call.module not in probe_modules():
-                            problems.append(f"{where}: autograder.{call.module} cannot run in the sandbox "
-                                            "(name it *_checks.py, see autograder/probes.py)")
+                        if probe_module_of(call.module) not in probe_modules():
+                            problems.append(f"{where}: autograder.{call.module} has no probe module "
+                                            f"autograder.{probe_module_of(call.module)} (see autograder/probes.py)")
                 except UnsupportedTestCell as exc:
                     problems.append(f"{where}: {exc}")
             if "### BEGIN SOLUTION" in cell.source and not meta.get("solution"):

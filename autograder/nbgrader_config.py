@@ -29,16 +29,14 @@ c.Execute.timeout = 120
 c.Execute.kernel_name = "python3"
 c.Execute.interrupt_on_timeout = True
 
-# A student who deletes a test cell does not lose the test.
-c.OverwriteCells.add_missing_cells = True
-
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Grading (docs/autograder.md): student code runs in a sandboxed kernel where hidden tests only
-# probe; the verdicts are decided by the grader; feedback without hidden tests; reports per
+# probe; the verdicts are decided by the grader; submitted cell metadata (and deleted test cells)
+# restored from the gradebook; feedback without hidden tests; reports per
 # submission; a SQLite busy timeout so that parallel graders share the gradebook.
 from autograder.grading_config import configure_grading, sqlite_url  # noqa: E402
 
 c.CourseDirectory.db_url = sqlite_url(GRADER_DIR / "gradebook.db")
-configure_grading(c, GRADER_DIR / "reports")
+configure_grading(c, GRADER_DIR / "reports", COURSE_ROOT / "release")

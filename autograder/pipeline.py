@@ -13,9 +13,11 @@ gradebook does not exist yet (nbgrader would silently create an empty one).
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,23 +130,58 @@ def add_students(course: Course, students: list[dict]) -> None:
 
 
 def read_roster(path) -> list[dict]:
-    """A CSV with a column `id` (and optionally first_name, last_name, email), or one id per line."""
-    text = Path(path).read_text()
+    """A CSV with a column `id` (and optionally first_name, last_name, email), or one id per line.
+
+    GraderError (one line) when the file is missing, unreadable or names no student."""
+    path = Path(path)
+    if not path.is_file():
+        raise GraderError(f"no roster file at {path}" + (" (it is a folder)" if path.is_dir() else ""))
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GraderError(f"cannot read the roster {path}: {type(exc).__name__}: {exc}") from None
     first = text.splitlines()[0] if text.strip() else ""
     if "," in first and "id" in [h.strip() for h in first.split(",")]:
-        return [{k.strip(): (v or "").strip() for k, v in row.items()} for row in csv.DictReader(text.splitlines())]
-    return [{"id": line.strip()} for line in text.splitlines() if line.strip()]
+        rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items()}
+                for row in csv.DictReader(text.splitlines())]
+        students = [row for row in rows if row.get("id")]
+    else:
+        students = [{"id": line.strip()} for line in text.splitlines() if line.strip()]
+    if not students:
+        raise GraderError(f"the roster {path} names no student (a CSV with an `id` column, or one id per line)")
+    return students
 
 
-def collect(course: Course, source, assignment: str | None = None) -> list[dict]:
-    """Copy a folder or zip of submissions into submitted/ (repairing what can be), and record why."""
+def collect(course: Course, source, assignment: str | None = None, log=print) -> list[dict]:
+    """Copy a folder or zip of submissions into submitted/ (repairing what can be), and record why.
+
+    Writes one report per student and notebook, ``reports/<assignment>/<student>/<notebook>.collect.json``:
+    the record of the file that was graded (or of the first one, when none was), with the problems of
+    the student's other files for that notebook appended (``<origin>: <problem>``) and the records
+    themselves under ``files``. So a refused collision or an older attempt shows in the grades even
+    though nothing was graded. Every student id met is added to the gradebook; `log` gets the notes
+    about the source itself. GraderError when nothing can be collected (see collect.collect).
+    """
     course.require_gradebook()
-    results = collect_module.collect(Path(source), course.submitted, course.release, assignment)
+    try:
+        results = collect_module.collect(Path(source), course.submitted, course.release, assignment)
+    except collect_module.CollectError as exc:
+        raise GraderError(str(exc)) from None
+    for note in getattr(results, "notes", []):
+        log(f"note: {note}")
+    by_report = {}
     for record in results:
-        target = course.reports / str(record.assignment) / record.student
+        name = record.notebook or Path(record.origin.split(",")[0].rstrip("/")).stem
+        by_report.setdefault((str(record.assignment), record.student, name), []).append(record)
+    for (assignment_id, student, name), records in by_report.items():
+        main = next((r for r in records if r.submitted), records[0])
+        report = main.as_dict()
+        report["problems"] = list(main.problems) + [f"{r.origin}: {p}" for r in records if r is not main
+                                                     for p in r.problems]
+        report["files"] = [r.as_dict() for r in records]
+        target = course.reports / assignment_id / student
         target.mkdir(parents=True, exist_ok=True)
-        name = record.notebook or Path(record.origin).stem
-        (target / f"{name}.collect.json").write_text(json.dumps(record.as_dict(), indent=1))
+        (target / f"{name}.collect.json").write_text(json.dumps(report, indent=1))
     add_students(course, [{"id": s} for s in sorted({r.student for r in results})])
     return [r.as_dict() for r in results]
 
@@ -188,8 +225,16 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
     Returns {(assignment, student): {"ok": bool, "seconds": float, "error": str}}.
     """
     course.require_gradebook()
-    isolation_check(unsafe_no_sandbox, log)
+    unknown = sorted(set(assignments or ()) - set(course.assignments()))
+    if unknown:
+        raise GraderError(f"no assignment named {', '.join(unknown)} (the course has: "
+                          f"{', '.join(course.assignments())})")
     pairs = submissions(course, assignments, students)
+    if not pairs:
+        wanted = " and ".join(filter(None, [", ".join(assignments or ()), ", ".join(f"student {s}" for s in students or ())]))
+        raise GraderError(f"nothing to grade: no submission{' of ' + wanted if wanted else ''} in "
+                          f"{course.submitted} (run `collect` first)")
+    isolation_check(unsafe_no_sandbox, log)
     jobs = jobs or os.cpu_count() or 1
     add_students(course, [{"id": s} for s in sorted({s for _, s in pairs})])
     extra = ["--SandboxExecute.isolation=none"] if unsafe_no_sandbox else []
@@ -200,12 +245,12 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
         try:
             done = nbgrader(course, "autograde", assignment, f"--student={student}", "--force", "--log-level=WARN",
                             *extra, check=False, capture=True, timeout=timeout)
-            error = "" if done.returncode == 0 else (done.stderr or done.stdout).strip().splitlines()[-1:]
-            error = error if isinstance(error, str) else (error[0] if error else f"exit status {done.returncode}")
+            error = "" if done.returncode == 0 else failure_cause(done.stderr, done.stdout, done.returncode)
         except subprocess.TimeoutExpired:
             error = f"grading took longer than {timeout} s"
         seconds = time.monotonic() - started
-        log(f"  graded {student}/{assignment} in {seconds:.1f} s" + (f"  ERROR: {error}" if error else ""))
+        log(f"  graded {neutralise(student)}/{assignment} in {seconds:.1f} s"
+            + (f"  autograde failed: {neutralise(error)}" if error else ""))
         return pair, {"ok": not error, "seconds": round(seconds, 1), "error": error}
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -218,6 +263,29 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
         elif target.exists():
             target.unlink()
     return results
+
+
+_EXCEPTION_LINE = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Timeout|Missing\w*|Entry)):"
+                             r"\s*(.*\S)?\s*$")
+_NBGRADER_ERROR = re.compile(r"\[\w+App \| ERROR\]\s*(.*\S)")
+_UNINFORMATIVE = ("There was an error processing assignment", "Please see the error log",
+                  "Error running autograde")
+
+
+def failure_cause(stderr: str, stdout: str = "", returncode: int | None = None) -> str:
+    """The real reason an ``nbgrader autograde`` run failed, on one line: the last exception
+    (``KeyError: 'points'``) of its log, else its last ERROR message that says something, else
+    its exit status. nbgrader's own last lines ("Please see the error log ...") never say why."""
+    lines = f"{stderr or ''}\n{stdout or ''}".splitlines()
+    exceptions = [m for m in map(_EXCEPTION_LINE.match, lines) if m]
+    if exceptions:
+        name, message = exceptions[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message or ''}".strip().rstrip(":")[:300]
+    errors = [m.group(1) for m in map(_NBGRADER_ERROR.search, lines) if m]
+    errors = [e for e in errors if not e.startswith(_UNINFORMATIVE)]
+    if errors:
+        return errors[-1][:300]
+    return f"nbgrader exited with status {returncode}" if returncode is not None else "nbgrader failed"
 
 
 def feedback(course: Course, assignments=None) -> None:
@@ -233,10 +301,20 @@ def feedback(course: Course, assignments=None) -> None:
         raise GraderError("feedback would leak secret lines:\n  " + "\n  ".join(problems[:20]))
 
 
-def _reports(course: Course, assignment: str, student: str, notebook: str) -> tuple[dict, dict]:
+def _reports(course: Course, assignment: str, student: str, notebook: str) -> tuple[dict, dict, list, str]:
+    """A submission's sandbox report, collect report, restored-cell problems and autograde failure."""
     folder = course.reports / assignment / student
-    load = lambda p: json.loads(p.read_text()) if p.exists() else {}
-    return load(folder / f"{notebook}.json"), load(folder / f"{notebook}.collect.json")
+    load = lambda p: json.loads(p.read_text()) if p.exists() else {}  # noqa: E731
+    failure = load(folder / "autograde-error.json").get("error", "")
+    return (load(folder / f"{notebook}.json"), load(folder / f"{notebook}.collect.json"),
+            load(folder / f"{notebook}.restore.json").get("problems", []), failure)
+
+
+def _first_line(reason, limit: int = 200) -> str:
+    """The first non-blank line of a verdict's reason, at most `limit` characters (raw: export and
+    table neutralise it)."""
+    lines = [line for line in str(reason or "").splitlines() if line.strip()]
+    return lines[0][:limit] if lines else ""
 
 
 def grade_rows(course: Course) -> list[dict]:
@@ -249,20 +327,20 @@ def grade_rows(course: Course) -> list[dict]:
         for assignment in gb.assignments:
             for notebook in assignment.notebooks:
                 for student in gb.students:
-                    runtime, collected = _reports(course, assignment.name, student.id, notebook.name)
+                    runtime, collected, restored, failure = _reports(course, assignment.name, student.id,
+                                                                     notebook.name)
                     row = {"student": student.id, "assignment": assignment.name, "notebook": notebook.name}
+                    problems = list(dict.fromkeys(collected.get("problems", []) + restored))  # both see an edit
                     try:
                         submitted = gb.find_submission_notebook(notebook.name, assignment.name, student.id)
                     except MissingEntry:
-                        row.update(status="no submission", score="", max_score=notebook.max_score)
-                        problems = collected.get("problems", [])
-                        failure = course.reports / assignment.name / student.id / "autograde-error.json"
-                        if failure.exists():
-                            row["status"] = "autograde failed"
-                            error = json.loads(failure.read_text())["error"]
-                            problems = problems + [f"nbgrader could not grade it: {error}"]
-                        row["problems"] = "; ".join(problems)
-                        if problems:
+                        submitted = None
+                    if submitted is None or failure:
+                        # nbgrader records a submission before it grades it: a failed run leaves one behind
+                        row.update(status="autograde failed" if failure else "no submission", score="",
+                                   max_score=notebook.max_score)
+                        row["problems"] = "; ".join(problems + ([f"autograde failed: {failure}"] if failure else []))
+                        if row["problems"]:
                             rows.append(row)
                         continue
                     cells = {}
@@ -270,15 +348,14 @@ def grade_rows(course: Course) -> list[dict]:
                         verdict = runtime.get("cells", {}).get(grade.name, {})
                         cells[grade.name] = {"score": grade.score, "max": grade.max_score,
                                              "needs_manual_grade": grade.needs_manual_grade,
-                                             "reason": (verdict.get("reason") or "").splitlines()[0][:200]
-                                             if verdict.get("reason") else ""}
+                                             "reason": _first_line(verdict.get("reason"))}
                     auto = [c for c in cells.values() if not c["needs_manual_grade"]]
                     row.update(status="graded" if runtime else "graded (no sandbox report)",
                                score=submitted.score, max_score=submitted.max_score,
                                auto_score=sum(c["score"] or 0 for c in auto), code_score=submitted.code_score,
                                max_code_score=submitted.max_code_score,
                                needs_manual_grade=submitted.needs_manual_grade,
-                               problems="; ".join(collected.get("problems", [])),
+                               problems="; ".join(problems),
                                flags="; ".join(collected.get("flags", []) + runtime.get("flags", [])),
                                isolation=runtime.get("isolation", ""), cells=cells)
                     rows.append(row)
@@ -288,34 +365,82 @@ def grade_rows(course: Course) -> list[dict]:
 CSV_FIELDS = ["student", "assignment", "notebook", "status", "score", "max_score", "code_score", "max_code_score",
               "needs_manual_grade", "problems", "flags", "isolation"]
 
+_TERMINAL_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"                   # CSI: colours, cursor moves, ...
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC (OSC 8 links), DCS, SOS, PM, APC
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?")                                         # any other ESC sequence
+_LINE_BREAKS = re.compile(r"[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]+")
+_INVISIBLE = re.compile(  # other C0/C1 controls, DEL, bidi and other invisible format characters, lone surrogates
+    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]")
+_FORMULA_STARTS = "=+-@"
+
+
+def neutralise(value):
+    """`value` made safe for a spreadsheet cell and a terminal, when it is text (numbers are
+    returned as they are: scores stay numeric).
+
+    For the grades CSV and the terminal table, every field that a student can influence (their id,
+    file names, error messages turned into reasons, problems, flags) goes through here:
+
+    - terminal escape sequences are removed whole: CSI (``ESC [``, C1 ``\\x9b``: colours, cursor
+      moves, screen clears), OSC (``ESC ]``, ``\\x9d``: window titles, OSC 8 hyperlinks), DCS, SOS,
+      PM, APC strings and other ``ESC`` sequences;
+    - line breaks and tabs (``\\t \\n \\r``, VT, FF, the separators ``\\x1c-\\x1e``, NEL, U+2028/9)
+      become one space: a field stays on one line;
+    - every other control character (C0, DEL, C1: NUL, BEL, a lone ESC, ...) is removed, and so are
+      invisible format characters that disguise text: bidi embeddings, overrides and isolates
+      (U+202A-E, U+2066-9), marks (U+200E/F, U+061C), zero-width space and joiners of words
+      (U+200B, U+2060-4, U+FEFF), soft hyphens, Unicode tag characters; lone surrogates too (they
+      could not even be written as UTF-8). ZWJ/ZWNJ (U+200C/D) stay: real names use them;
+    - a field whose first visible character is a formula start, ``=``, ``+``, ``-`` or ``@``
+      (also their fullwidth and small forms, which spreadsheets may fold: anything NFKC maps to
+      one of them), gets a leading ``'``, as OWASP recommends against CSV injection. So
+      ``=HYPERLINK(...)``, `` =1+1`` and ``\\t=cmd`` arrive as text; ``-1`` written by a student
+      arrives as ``'-1``, while text merely containing such characters (``score -1 on test``)
+      is unchanged.
+    """
+    if not isinstance(value, str):
+        return value
+    text = _INVISIBLE.sub("", _LINE_BREAKS.sub(" ", _TERMINAL_ESCAPES.sub("", value)))
+    visible = text.lstrip()
+    if visible and unicodedata.normalize("NFKC", visible[0])[:1] in _FORMULA_STARTS:
+        text = "'" + text
+    return text
+
 
 def export(course: Course, output) -> Path:
-    """grades CSV: one row per student and notebook; a column per graded cell (score) and its reason."""
+    """grades CSV: one row per student and notebook; a column per graded cell (score) and its reason.
+
+    Every text field (and header) goes through ``neutralise`` (no formulas, no control characters);
+    numbers stay numbers."""
     rows = grade_rows(course)
     cell_names = sorted({name for row in rows for name in row.get("cells", {})})
     fields = CSV_FIELDS + [f"{n}" for n in cell_names] + [f"{n} (reason)" for n in cell_names]
     output = Path(output).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-    with open(output, "w", newline="") as handle:
+    with open(output, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
-        writer.writeheader()
+        writer.writerow({field: neutralise(field) for field in fields})
         for row in rows:
             flat = dict(row)
             for name, cell in row.get("cells", {}).items():
                 flat[name] = ("needs manual grade" if cell["needs_manual_grade"] else
                               "" if cell["score"] is None else f"{cell['score']:g}/{cell['max']:g}")
                 flat[f"{name} (reason)"] = cell["reason"]
-            writer.writerow(flat)
+            writer.writerow({key: neutralise(value) for key, value in flat.items() if key in fields})
     return output
 
 
 def table(rows: list[dict]) -> str:
-    """A plain-text grade table for the terminal."""
+    """A plain-text grade table for the terminal (text fields through ``neutralise``)."""
     header = f"{'student':<22}{'notebook':<16}{'code score':>12}  flags / problems"
     lines = [header, "-" * len(header)]
     for row in rows:
+        status = str(neutralise(row.get("status", "")))
         score = f"{row.get('code_score', 0) or 0:g}/{row.get('max_code_score', 0) or 0:g}" \
-            if row.get("status", "").startswith("graded") else row.get("status", "")
-        notes = "; ".join(x for x in (row.get("problems"), row.get("flags")) if x)
-        lines.append(f"{row['student']:<22}{row['notebook']:<16}{score:>12}  {notes[:110]}")
+            if status.startswith("graded") else status
+        notes = neutralise("; ".join(str(x) for x in (row.get("problems"), row.get("flags")) if x))
+        lines.append(f"{neutralise(str(row['student'])):<22}{neutralise(str(row['notebook'])):<16}{score:>12}  "
+                     f"{notes[:110]}")
     return "\n".join(lines)

@@ -2,87 +2,125 @@
 
 The grader builds each check's cases here (``trusted_cases``), writes them with the probe
 modules into a read-only *probe library* for the kernel (``build_probe_library``), reads back
-what the kernel's probes wrote (``probe_outputs``, never following a link the kernel planted)
-and judges it against the reference (``judge``). Nothing here runs inside the sandbox.
+what the kernel's probes wrote (``probe_outputs``: bounded in size, nesting and entries, never
+following a link the kernel planted), validates its shape against the reference probe's output
+on the same cases, and judges it (``judge``). Nothing here runs inside the sandbox, and the
+sandbox gets only the probe modules (``*_probes.py``, ``_probe_util.py``) and the case data:
+never a judge, a case generator or the reference.
 """
 import importlib
 import json
 import os
 import pickle
+import re
 import shutil
 import stat
 import warnings
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
+from ._probe_runtime import _decode, _plain
+from ._probe_util import quiet
 from .grader_cache import cached
+from .probe_schema import Malformed, validate
 from .testcells import PROBE_PACKAGE, CheckCall, UnsupportedTestCell
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# Modules of this package that enter the sandbox (by name: ``_report``, ``*_checks``, ``*_cases``):
-# probes and case generators only. Anything else (reference, build, the configuration, this
-# module) never does; ``reference`` is replaced by a stub that raises.
-PROBE_MODULE_PATTERNS = ("_report.py", "*_checks.py", "*_cases.py")
-REFERENCE_STUB = ('"""Not available in the sandbox: the reference solution stays with the grader."""\n\n\n'
-                  "def __getattr__(name):\n"
-                  "    raise RuntimeError('the reference solution is not available inside the sandbox')\n")
-MAX_PROBE_BYTES = 256 * 2**20
+# The only modules of this package that enter the sandbox.
+PROBE_MODULE_PATTERNS = ("_probe_util.py", "*_probes.py")
+# Probe data bounds: the largest honest output (get_next_state's) is 1.6 MB of JSON, 6 levels deep.
+MAX_PROBE_BYTES = 16 * 2**20
+MAX_PROBE_DEPTH = 24
+MAX_PROBE_COST = 1_500_000     # entries in one file, a dict counting as 8 (about 100 MB once parsed)
+DICT_COST = 8
+TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 
 
 def probe_modules() -> list[str]:
     return sorted({p.stem for pattern in PROBE_MODULE_PATTERNS for p in PACKAGE_DIR.glob(pattern)})
 
 
-class _Captured(Exception):
-    pass
+def probe_module_of(checks_module: str) -> str:
+    """The probe module of a checks module: ``ttt_checks`` -> ``ttt_probes``."""
+    return checks_module.removesuffix("_checks") + "_probes"
+
+
+def _checks(module: str):
+    return importlib.import_module(f"autograder.{module}")
 
 
 @lru_cache(maxsize=None)
 def trusted_cases(module: str, name: str):
-    """The cases ``check_<name>`` of ``autograder.<module>`` would probe (built here, trusted).
-
-    Uses ``cases_<name>()`` when the module defines it; otherwise runs ``check_<name>`` with its
-    probe replaced by a recorder, so the cases are exactly the ones the check itself builds.
-    Cached on disk (grader-private) between grading processes.
-    """
-    return cached(f"{module}.{name}.pickle", lambda: _compute_cases(module, name), pickle.dumps, pickle.loads)
+    """The cases of ``cases_<name>()`` in ``autograder.<module>`` (built here, trusted; cached on
+    disk, grader-private, between grading processes)."""
+    return cached(f"{module}.{name}.pickle", lambda: getattr(_checks(module), f"cases_{name}")(),
+                  pickle.dumps, pickle.loads)
 
 
-def _compute_cases(module: str, name: str):
-    checks = importlib.import_module(f"autograder.{module}")
-    if hasattr(checks, f"cases_{name}"):
-        return getattr(checks, f"cases_{name}")()
-    probe_name = f"probe_{name}"
-    original, captured = getattr(checks, probe_name), {}
+@lru_cache(maxsize=None)
+def kernel_cases(module: str, name: str):
+    """The cases exactly as a probe in the kernel sees them (decoded from the case file)."""
+    return json.loads(encoded_cases(module, name), object_hook=_decode)
 
-    def recorder(fn, cases):
-        captured["cases"] = cases
-        raise _Captured
 
-    setattr(checks, probe_name, recorder)
-    try:
-        getattr(checks, f"check_{name}")(None)
-    except _Captured:
-        pass
-    finally:
-        setattr(checks, probe_name, original)
-    if "cases" not in captured:
-        raise RuntimeError(f"check_{name} of autograder.{module} never called probe_{name}")
-    return captured["cases"]
+def _plain_data(outputs):
+    """Probe outputs as the grader reads them back from a kernel (a JSON round trip)."""
+    return json.loads(json.dumps(outputs, default=_plain))
+
+
+@lru_cache(maxsize=None)
+def reference_outputs(module: str, name: str):
+    """What the probe returns for the reference solution on the kernel's cases (cached)."""
+    def compute():
+        checks = _checks(module)
+        from . import reference
+        function = reference.reference_namespace(*checks.REFERENCE)[name]
+        probe = getattr(importlib.import_module(f"autograder.{probe_module_of(module)}"), f"probe_{name}")
+        with quiet():
+            return json.dumps(_plain_data(probe(function, kernel_cases(module, name)))).encode()
+    return json.loads(cached(f"{module}.{name}.expected.json", compute, lambda b: b, lambda b: b))
 
 
 def judge(module: str, name: str, outputs) -> str | None:
-    """None if the judge accepts the probe outputs, else the reason (a readable message)."""
-    checks = importlib.import_module(f"autograder.{module}")
+    """None if the judge accepts the probe outputs, else the reason (a readable message).
+
+    The outputs must first have the shape the reference probe's outputs have on the same cases
+    (``SCHEMAS[name]`` of the checks module): one result for every case, nothing missing or
+    extra. Whatever goes wrong while validating or judging fails the check with a reason.
+    """
     try:
-        with warnings.catch_warnings():
+        checks = _checks(module)
+        expected = reference_outputs(module, name)
+        validate(checks.SCHEMAS[name], outputs, expected)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            getattr(checks, f"judge_{name}")(trusted_cases(module, name), outputs)
+            checks.JUDGES[name](kernel_cases(module, name), expected, outputs)
+    except Malformed as problem:
+        return (f"{name}: the test data that came back from your kernel is incomplete or malformed ({problem}); "
+                "every test case needs a result (was the hidden check altered while it ran?)")
     except AssertionError as problem:
         return str(problem) or f"{name}: wrong result"
     except Exception as exc:  # data the judge cannot even compare is a wrong answer, not a crash
-        return f"{name}: the test data from your code could not be checked ({type(exc).__name__}: {exc})"
+        return f"{name}: the test data from your code could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
     return None
+
+
+def run_check(module: str, name: str, fn) -> None:
+    """A whole hidden test in this process: probe ``fn``, then judge (AssertionError if wrong).
+
+    Used by ``check_<name>(fn)`` when a test cell runs outside the sandboxed grader (the
+    instructor's own notebooks, the unit tests); the data takes the same JSON round trip.
+    `module` may be given as ``__name__`` (``autograder.ttt_checks``).
+    """
+    module = module.rsplit(".", 1)[-1]
+    probe = getattr(importlib.import_module(f"autograder.{probe_module_of(module)}"), f"probe_{name}")
+    with quiet():
+        outputs = _plain_data(probe(fn, kernel_cases(module, name)))
+    reason = judge(module, name, outputs)
+    if reason:
+        raise AssertionError(reason)
 
 
 def _encode(obj):
@@ -113,15 +151,14 @@ def build_probe_library(target: Path, calls: list[CheckCall]) -> None:
     package = target / PROBE_PACKAGE
     package.mkdir(parents=True)
     (package / "__init__.py").write_text('"""Probe half of the hidden tests (sandbox copy)."""\n')
-    (package / "reference.py").write_text(REFERENCE_STUB)
     shutil.copyfile(PACKAGE_DIR / "_probe_runtime.py", package / "_runtime.py")
     modules = probe_modules()
     for module in modules:
         shutil.copyfile(PACKAGE_DIR / f"{module}.py", package / f"{module}.py")
     for call in calls:
-        if call.module not in modules:
-            raise UnsupportedTestCell(f"autograder.{call.module} is not a probe module "
-                                      f"(its name must match one of {PROBE_MODULE_PATTERNS})")
+        if probe_module_of(call.module) not in modules:
+            raise UnsupportedTestCell(f"autograder.{call.module} has no probe module "
+                                      f"autograder.{probe_module_of(call.module)}")
     (target / "cases").mkdir()
     for module, name in sorted({(c.module, c.name) for c in calls}):
         (target / "cases" / f"{module}.{name}.json").write_bytes(encoded_cases(module, name))
@@ -129,10 +166,9 @@ def build_probe_library(target: Path, calls: list[CheckCall]) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
-
-
-def read_from_sandbox(scratch: Path, name: str, limit: int, truncate: bool = False) -> str | None:
-    """Text of scratch/.probe/<name> (a regular file, no symlink anywhere), None if absent.
+def read_from_sandbox(scratch: Path, name: str, limit: int, truncate: bool = False,
+                      binary: bool = False) -> str | bytes | None:
+    """Text (or bytes) of scratch/.probe/<name> (a regular file, no symlink anywhere), None if absent.
 
     The sandbox owns that folder: never follow a link it may have planted there (this process
     has the grader's rights). Raises ValueError past `limit` bytes unless `truncate`.
@@ -150,7 +186,27 @@ def read_from_sandbox(scratch: Path, name: str, limit: int, truncate: bool = Fal
             return None
         if info.st_size > limit and not truncate:
             raise ValueError(f"{name} is larger than {limit} bytes")
-        return handle.read(limit).decode("utf-8", errors="replace")
+        data = handle.read(limit)
+        return data if binary else data.decode("utf-8", errors="replace")
+
+
+def parse_bounded(data: bytes):
+    """``json.loads`` of probe data, refused (ValueError) past the size, entry and nesting bounds,
+    so that no file costs the grader more than about a hundred MB, or a deep recursion."""
+    if len(data) > MAX_PROBE_BYTES:
+        raise ValueError(f"larger than {MAX_PROBE_BYTES} bytes")
+    # Upper bound of what parsing allocates (separators inside strings count too: conservative).
+    if data.count(b",") + data.count(b":") + data.count(b"[") + DICT_COST * data.count(b"{") > MAX_PROBE_COST:
+        raise ValueError(f"more than {MAX_PROBE_COST} entries")
+    depth = 0
+    for token in TOKENS.finditer(data):  # brackets outside strings; at most MAX_PROBE_COST of them
+        if token.group() in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_PROBE_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_PROBE_DEPTH} levels")
+        elif token.group() in (b"]", b"}"):
+            depth -= 1
+    return json.loads(data)
 
 
 def probe_outputs(scratch: Path, call: CheckCall):
@@ -158,12 +214,12 @@ def probe_outputs(scratch: Path, call: CheckCall):
     missing = (f"no test data came back for {call.name}: the hidden check did not run to completion "
                "(the cell was skipped or altered while it ran)")
     try:
-        text = read_from_sandbox(scratch, f"{call.nonce}.json", MAX_PROBE_BYTES)
-        if text is None:
+        raw = read_from_sandbox(scratch, f"{call.nonce}.json", MAX_PROBE_BYTES, binary=True)
+        if raw is None:
             return missing
-        data = json.loads(text)
-    except (OSError, ValueError, RecursionError) as exc:
-        return f"the test data for {call.name} is unreadable ({type(exc).__name__})"
+        data = parse_bounded(raw)
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+        return f"the test data for {call.name} is unreadable ({type(exc).__name__}: {str(exc)[:120]})"
     if not isinstance(data, dict) or data.get("nonce") != call.nonce or "outputs" not in data:
         return f"the test data for {call.name} is not what the grader asked for"
     return data["outputs"]

@@ -1,30 +1,25 @@
-"""Hidden tests of part 2 (training and matches): probe, then judge (see ``ttt_checks``).
+"""Hidden tests of part 2 (training and matches): cases, data shapes and judges (see ``ttt_checks``).
 
-``train_step`` is probed with plain SGD in the TrainState (an update linear in the gradient,
-so tiny rounding differences between correct implementations stay tiny), on several
-batches in a row. ``match_average`` is probed with deterministic agents that play the
-first free square of a fixed preference order, and by counting who opened each game.
+The probes are in ``ttt_train_probes``, the only part of these tests that enters the sandbox.
 """
 import numpy as np
 
 from . import ttt_cases
-from ._report import error_of, failure, quiet, short
-from .ttt_checks import _is_int_like, _provided
+from ._probe_util import short
+from ._report import failure
+from .probe_schema import REF, Either, Int, ListOf, Num, Record, Str, per_case
+from .probes import run_check
+from .ttt_train_probes import PROBES
 
 LOSS_RTOL, PARAM_ATOL = 1e-4, 1e-5
 PREFERENCE_ORDERS = ([0, 1, 2, 3, 4, 5, 6, 7, 8], [4, 0, 2, 6, 8, 1, 3, 5, 7], [8, 7, 6, 5, 4, 3, 2, 1, 0],
                      [1, 3, 5, 7, 0, 2, 6, 8, 4], [4, 8, 0, 6, 2, 7, 1, 5, 3])
+REFERENCE = ("ttt2_selfplay", "ttt2_selfplay")  # (assignment, notebook) of the reference solution
 
 
 def _reference() -> dict:
-    """The reference namespace of part 2 (imported lazily: probes never need it)."""
     from . import reference
     return reference.ttt2()
-
-
-def _unwrap(fn):
-    """The Python function behind a jax.jit wrapper (for its globals)."""
-    return getattr(fn, "__wrapped__", fn)
 
 
 # ---------------------------------------------------------------- train_step
@@ -52,40 +47,7 @@ def cases_train_step(count: int = 3, steps: int = 3) -> list[dict]:
     return cases
 
 
-def probe_train_step(fn, cases: list) -> list:
-    """Loss after each call and the final parameters (flattened list), or the problem found."""
-    import jax
-    import jax.numpy as jnp
-    import optax
-    from flax.training import train_state
-
-    network = _provided(_unwrap(fn), "PolicyValueNet")
-    outputs = []
-    for case in cases:
-        state = train_state.TrainState.create(
-            apply_fn=network().apply, params=jax.tree_util.tree_map(jnp.asarray, case["params"]),
-            tx=optax.sgd(case["learning_rate"]))
-        losses = []
-        try:
-            for boards, pis, zs in case["batches"]:
-                result = fn(state, boards, pis, zs)
-                if not (isinstance(result, tuple) and len(result) == 2 and hasattr(result[0], "params")):
-                    raise TypeError(f"expected (new_state, loss), got {short(result)}")
-                state, loss = result
-                if np.ndim(loss) != 0:
-                    raise TypeError(f"loss must be a scalar, got shape {np.shape(loss)}")
-                losses.append(float(loss))
-        except Exception as exc:
-            outputs.append(f"raises {error_of(exc)}")
-            continue
-        leaves = jax.tree_util.tree_leaves(state.params)
-        outputs.append({"losses": losses, "step": int(state.step),
-                        "params": np.concatenate([np.ravel(leaf) for leaf in leaves]).tolist()})
-    return outputs
-
-
-def judge_train_step(cases: list, outputs: list) -> None:
-    expected = probe_train_step(_reference()["train_step"], cases)
+def judge_train_step(cases: list, expected: list, outputs: list) -> None:
     bad = []
     for i, (want, got) in enumerate(zip(expected, outputs)):
         if isinstance(got, str) or isinstance(want, str):
@@ -111,10 +73,7 @@ def judge_train_step(cases: list, outputs: list) -> None:
 
 
 def check_train_step(fn) -> None:
-    cases = cases_train_step()
-    with quiet():
-        outputs = probe_train_step(fn, cases)
-    judge_train_step(cases, outputs)
+    run_check(__name__, "train_step", fn)
 
 
 # ---------------------------------------------------------------- match_average
@@ -128,35 +87,7 @@ def cases_match_average() -> list[dict]:
     return cases
 
 
-def _preference_agent(order, openings: list):
-    """Agent playing the first free square of `order`; appends to `openings` when it opens a game."""
-    def agent(board):
-        if not np.any(board):
-            openings.append(1)
-        return next(square for square in order if board[square] == 0)
-    return agent
-
-
-def probe_match_average(fn, cases: list) -> list:
-    """The (win, loss, draw) returned and how many games each agent opened."""
-    outputs = []
-    for case in cases:
-        opened1, opened2 = [], []
-        agent1, agent2 = _preference_agent(case["order1"], opened1), _preference_agent(case["order2"], opened2)
-        try:
-            result = fn(agent1, agent2, case["num_games"])
-            values = [float(v) for v in result] if len(result) == 3 else None
-        except Exception as exc:
-            outputs.append(f"raises {error_of(exc)}")
-            continue
-        outputs.append({"percentages": values if values else short(result),
-                        "games_opened_by_agent1": len(opened1), "games_opened_by_agent2": len(opened2)})
-    return outputs
-
-
-def judge_match_average(cases: list, outputs: list) -> None:
-    expected = probe_match_average(_reference()["match_average"], cases)
-
+def judge_match_average(cases: list, expected: list, outputs: list) -> None:
     def same(want, got):
         if isinstance(want, str) or isinstance(got, str) or not isinstance(got["percentages"], list):
             return want == got
@@ -175,7 +106,11 @@ def judge_match_average(cases: list, outputs: list) -> None:
 
 
 def check_match_average(fn) -> None:
-    cases = cases_match_average()
-    with quiet():
-        outputs = probe_match_average(fn, cases)
-    judge_match_average(cases, outputs)
+    run_check(__name__, "match_average", fn)
+
+
+JUDGES = {"train_step": judge_train_step, "match_average": judge_match_average}
+SCHEMAS = {"train_step": per_case(Either(Record(losses=ListOf(Num, REF), step=Int, params=ListOf(Num, REF)), Str)),
+           "match_average": per_case(Either(Record(percentages=Either(ListOf(Num, 3), Str),
+                                                   games_opened_by_agent1=Int, games_opened_by_agent2=Int), Str))}
+assert set(PROBES) == set(JUDGES) == set(SCHEMAS)

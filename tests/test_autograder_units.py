@@ -42,15 +42,14 @@ def test_unsupported_test_cells_are_refused(bad):
 
 
 def test_trusted_judge_accepts_the_reference_and_rejects_forgeries():
-    from autograder import reference, ttt_checks
+    from autograder import reference, ttt_probes
 
-    cases = probes.trusted_cases("ttt_checks", "get_reward")
-    good = json.loads(json.dumps(ttt_checks.probe_get_reward(reference.ttt1()["get_reward"], cases)))
+    cases = probes.kernel_cases("ttt_checks", "get_reward")
+    good = json.loads(json.dumps(ttt_probes.probe_get_reward(reference.ttt1()["get_reward"], cases)))
     assert probes.judge("ttt_checks", "get_reward", good) is None
     forged = [{"reward": 0.0, "done": False}] * len(cases)
     assert "get_reward gives a wrong result" in probes.judge("ttt_checks", "get_reward", forged)
-    assert "could not be checked" in probes.judge("ttt_checks", "get_reward", {"not": "a list"}) or \
-        "probe returned" in probes.judge("ttt_checks", "get_reward", {"not": "a list"})
+    assert "malformed" in probes.judge("ttt_checks", "get_reward", {"not": "a list"})
 
 
 def test_probe_data_needs_the_right_nonce(tmp_path):
@@ -190,13 +189,6 @@ def test_feedback_scan_finds_hidden_lines(tmp_path):
 
 
 # ----------------------------------------------------------------------------- collecting
-
-def test_student_ids_from_every_layout():
-    assert collect.student_id(Path("alice.ipynb")) == "alice"
-    assert collect.student_id(Path("smithjohn_late_1234_5678_ttt1_mcts.ipynb")) == "smithjohn"
-    assert collect.student_id(Path("Jane Doe_4242_assignsubmission_file_/ttt1_mcts.ipynb")) == "jane_doe"
-    assert collect.student_id(Path("bob/ttt1_mcts/ttt1_mcts.ipynb")) == "bob"
-
 
 def test_broken_files_are_reported_not_fatal(tmp_path):
     incoming = tmp_path / "incoming"

@@ -1,0 +1,41 @@
+"""Small helpers shared by the probes (copied into the sandbox with them): plain-data
+descriptions of student results and errors, and a quiet context."""
+import contextlib
+import warnings
+
+import numpy as np
+
+MAX_SHOWN_CHARS = 1500
+
+
+def short(value) -> str:
+    """repr of a probe value, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + " ..."
+
+
+def error_of(exc: BaseException) -> str:
+    """Plain-data description of an exception raised by student code (cut to a readable length)."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + " ..."
+
+
+def probe_each(cases: list, run_one) -> list:
+    """``run_one(case)`` for every case; an exception raised by student code becomes its
+    description (data for the judge), so one bad case never hides the others."""
+    outputs = []
+    for case in cases:
+        try:
+            outputs.append(run_one(case))
+        except Exception as exc:
+            outputs.append(error_of(exc))
+    return outputs
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence warnings while a probe runs: nbgrader scores any stderr output of a cell as 0,
+    and a numpy overflow warning is the judge's business, not a reason to lose points."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
