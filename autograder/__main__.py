@@ -126,8 +126,8 @@ def main(argv=None) -> int:
         elif args.command == "export":
             print(f"wrote {pipeline.export(course, args.output)}")
         elif args.command == "feedback":
-            pipeline.feedback(course, args.assignments or None)
-            print(f"feedback in {course.feedback}; no leaks found")
+            outcome = pipeline.feedback(course, args.assignments or None)
+            print(f"feedback for {len(outcome)} submission(s) in {course.feedback}; no leaks found")
         elif args.command == "leaks":
             from . import leaks
             leaks.check_markers(course.source)

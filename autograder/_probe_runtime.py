@@ -4,8 +4,10 @@ The grader rewrites each ``check_<name>(fn)`` call of a hidden-test cell into
 ``_agprobe._runtime.probe("<module>", "<name>", fn, "<nonce>")``. This runs the *probe* half of
 the check on the cases the grader wrote into the read-only probe library, and writes the
 plain-data outputs (JSON) to ``<scratch>/.probe/<nonce>.json``. The *judge* half never runs
-here: the grader reads the file and decides, outside this process. Standard library and numpy
-only; nothing here can see the reference solution.
+here: the grader reads the file and decides, outside this process. Evidence (suspicious file
+access, audit hooks added, imports of this package outside a probe, each probe's nonce) goes to
+the grader through a pipe whose write end the kernel inherits (``autograder.audit``). Standard
+library and numpy only; nothing here can see the reference solution.
 """
 import importlib
 import json
@@ -45,8 +47,13 @@ def load_cases(module: str, name: str):
 def probe(module: str, name: str, fn, nonce: str) -> None:
     """Run ``probe_<name>`` of the probe module of ``<module>`` (``ttt_checks`` -> ``_agprobe.ttt_probes``)
     on the grader's cases; write its outputs."""
-    cases = load_cases(module, name)
-    checks = importlib.import_module(f"_agprobe.{module.removesuffix('_checks')}_probes")
+    _PROBING[0] += 1
+    try:
+        _announce({"probe": nonce})
+        cases = load_cases(module, name)
+        checks = importlib.import_module(f"_agprobe.{module.removesuffix('_checks')}_probes")
+    finally:
+        _PROBING[0] -= 1
     import numpy as np
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -59,19 +66,50 @@ def probe(module: str, name: str, fn, nonce: str) -> None:
     os.replace(tmp, os.path.join(OUT, f"{nonce}.json"))
 
 
-def _audit(event, args):
-    """Record attempts to open grader-looking paths (evidence for the instructor's report)."""
-    if event in ("open", "os.listdir", "os.scandir", "sqlite3.connect", "os.remove", "shutil.copyfile") and args:
-        target = str(args[0])
-        if any(word in target for word in SUSPICIOUS) and not target.startswith(TRUSTED_PREFIXES):
-            try:
-                with open(os.path.join(OUT, "audit.log"), "a") as handle:
-                    handle.write(json.dumps({"event": event, "path": target[:300]}) + "\n")
-            except OSError:
-                pass
+_PROBING = [0]  # > 0 while probe() loads its module (an import of the probe package is then the grader's)
+FILE_EVENTS = ("open", "os.listdir", "os.scandir", "sqlite3.connect", "os.remove", "shutil.copyfile")
+
+
+def _channel():
+    try:
+        return int(os.environ.get("AG_AUDIT_FD", ""))
+    except ValueError:
+        return None
+
+
+def _announce(record, _fd=_channel(), _write=os.write, _dumps=json.dumps) -> None:
+    """One JSON line into the grader's audit pipe (evidence the kernel cannot take back)."""
+    if _fd is None:
+        return
+    try:
+        _write(_fd, (_dumps(record)[:2000] + "\n").encode())
+    except (OSError, ValueError, TypeError):
+        pass
 
 
 def install() -> None:
-    """Called once per kernel before the notebook runs."""
+    """Called once per kernel before the notebook runs: the audit hook (it cannot be removed)."""
     os.makedirs(OUT, exist_ok=True)
-    sys.addaudithook(_audit)
+    busy = [False]
+
+    def audit(event, args, _announce=_announce, _str=str, _probing=_PROBING, _busy=busy,
+              _suspicious=SUSPICIOUS, _trusted=TRUSTED_PREFIXES, _files=FILE_EVENTS):
+        if _busy[0]:
+            return
+        record = None
+        if event == "sys.addaudithook":
+            record = {"event": event}
+        elif event == "import" and args and _str(args[0]).startswith("_agprobe") and not _probing[0]:
+            record = {"event": event, "path": _str(args[0])[:300]}
+        elif event in _files and args:
+            target = _str(args[0])
+            if any(word in target for word in _suspicious) and not target.startswith(_trusted):
+                record = {"event": event, "path": target[:300]}
+        if record is not None:
+            _busy[0] = True
+            try:
+                _announce(record)
+            finally:
+                _busy[0] = False
+
+    sys.addaudithook(audit)

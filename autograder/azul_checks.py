@@ -17,6 +17,13 @@ from .probes import run_check
 
 SEED = 20261121
 REFERENCE = ("azul3_play", "azul3_play")  # (assignment, notebook) of the reference solution
+# The engine's helpers that do a graded function's whole job ("without calling the engine's own helpers
+# for the same job"): a solution reaching one of them is flagged for the instructor (autograder.code_scan).
+FORBIDDEN_HELPERS = {
+    "decode_move": {"string_to_action", "take_action_from_string", "_parse_code"},
+    "legal_takes": {"get_valid_mask", "illegal_reason", "_line_accepts", "_offer_empty"},
+    "arena": {"play_match", "play_game", "play_out"},
+}
 
 
 # ---------------------------------------------------------------- decode_move

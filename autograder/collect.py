@@ -304,23 +304,34 @@ def inspect(nb, target: Target, problems: list, flags: list) -> None:
     if duplicated:
         problems.append(f"duplicated cells ({', '.join(duplicated)}): only the first copy keeps its grading role")
     released_sources = {c.source.strip() for c in target.cells}
-    written = "\n".join(c.source for c in nb.cells if c.source.strip() not in released_sources)
+    written = "\n".join(c.source for c in nb.cells  # code only: text is never run
+                        if c.cell_type == "code" and c.source.strip() not in released_sources)
     for pattern, label in SUSPICIOUS_CODE:
         if re.search(pattern, written):
             flags.append(label)
 
 
-def sanitised(nb):
-    """A fresh, schema-valid copy: cell types, sources and metadata kept, outputs dropped."""
+def sanitised(nb, problems: list | None = None):
+    """A fresh, schema-valid copy: cell types, sources and metadata kept, outputs dropped.
+
+    nbgrader metadata that is not a mapping with a text ``grade_id`` is removed (and reported in
+    `problems`): the cell is then treated as stripped, and restored from the release if it matches."""
     makers = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell,
               "raw": nbformat.v4.new_raw_cell}
     clean = nbformat.v4.new_notebook(metadata=dict(nb.get("metadata") or {}))
+    malformed = 0
     for cell in nb.get("cells") or []:
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        metadata = dict(cell.get("metadata")) if isinstance(cell.get("metadata"), dict) else {}
+        meta = metadata.get("nbgrader")
+        if "nbgrader" in metadata and not (isinstance(meta, dict) and isinstance(meta.get("grade_id"), str)):
+            del metadata["nbgrader"]
+            malformed += 1
         clean.cells.append(makers.get(cell.get("cell_type"), nbformat.v4.new_raw_cell)(source, metadata=metadata))
     nbformat.validate(clean)
+    if malformed and problems is not None:
+        problems.append(f"malformed nbgrader metadata removed from {malformed} cell(s)")
     return clean
 
 
@@ -333,7 +344,7 @@ def normalise(path: Path, targets: list[Target], student: str, hint: str | None,
         text = path.read_text(encoding="utf-8", errors="replace")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            nb = sanitised(nbformat.reads(text, as_version=4))
+            nb = sanitised(nbformat.reads(text, as_version=4), result.problems)
     except Exception as exc:  # noqa: BLE001 (any parse failure is the student's broken file)
         target = match_target(nbformat.v4.new_notebook(), filename, targets, hint) or \
             (targets[0] if len(targets) == 1 else None)
@@ -352,8 +363,11 @@ def normalise(path: Path, targets: list[Target], student: str, hint: str | None,
     result.assignment, result.notebook = target.assignment, target.notebook
     if original and Path(original).stem != target.notebook:
         result.problems.append(f"file named {original!r}; graded as {target.notebook}.ipynb")
-    repair(nb, target, result.problems)
-    inspect(nb, target, result.problems, result.flags)
+    try:
+        repair(nb, target, result.problems)
+        inspect(nb, target, result.problems, result.flags)
+    except Exception as exc:  # noqa: BLE001 (never lose a submission to a check; the grader restores cells)
+        result.problems.append(f"its cells could not be checked ({type(exc).__name__}); graded as submitted")
     return nb, result
 
 

@@ -161,6 +161,24 @@ def get_next_state(board, action):
     return _reference_next_state(board, action)
 '''
 
+FORGED_PROBE = '''
+import importlib
+importlib.import_module("_agprobe.ttt_probes").probe_get_action_prob = lambda fn, cases: []
+import sys
+sys.addaudithook(lambda event, args: None)
+'''
+WRAPPERS = {  # one-line wrappers of the engine's helpers, which the Azul notebook forbids
+    "decode_move": "def decode_move(code):\n    return string_to_action(code)\n",
+    "legal_takes": "def legal_takes(state):\n    return get_valid_mask(state.encode())[:180]\n",
+    "arena": '''
+from azcourse import azul_match
+def arena(agent_a, agent_b, num_games, seed):
+    r = azul_match.play_match(agent_a, agent_b, num_games, seed)
+    return {"wins": r.wins / num_games, "draws": r.draws / num_games, "losses": r.losses / num_games,
+            "mean_score_diff": r.mean_score_a - r.mean_score_b}
+''',
+}
+
 
 def gradebook_write(workspace: Path) -> str:
     targets = [workspace / "gradebook.db", REPO_ROOT / "autograder" / "gradebook.db"]
@@ -250,6 +268,55 @@ def _duplicated_cells(course) -> dict:
     return _nb_file("duplicated_cells", "ttt1_mcts", nb)
 
 
+def tampered_metadata(course):
+    """A full answer whose nbgrader metadata makes plain nbgrader raise: a locked test cell marked
+    as a solution, another as not graded, points changed, an extra graded cell worth 50 points, a
+    cell whose nbgrader metadata is not a mapping, an answer cell turned into code, the locked
+    setup cell deleted."""
+    nb = filled(course, "ttt1_mcts")
+    nb.cells = [c for c in nb.cells if _grade_id(c) != "setup"]
+    for cell in nb.cells:
+        changes = {"test_get_reward": {"solution": True}, "test_select_action": {"grade": False},
+                   "test_get_action_prob": {"points": 100}}.get(_grade_id(cell), {})
+        cell.metadata.get("nbgrader", {}).update(changes)
+        if _grade_id(cell) == "q1":
+            cell.cell_type, cell.outputs, cell.execution_count = "code", [], None
+    at = next(i for i, c in enumerate(nb.cells) if _grade_id(c) == "test_expand_node")
+    nb.cells[at:at] = [
+        nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": "not a mapping"}),
+        nbformat.v4.new_code_cell("assert True", metadata={"nbgrader": {
+            "grade": True, "grade_id": "bonus", "points": 50, "solution": False, "locked": True,
+            "schema_version": 3, "checksum": "0", "cell_type": "code"}})]
+    return nb
+
+
+def _tampered_metadata(course) -> dict:
+    return _nb_file("tampered_metadata", "ttt1_mcts", tampered_metadata(course))
+
+
+def _writes_secrets(course) -> dict:
+    """A full answer whose written answer quotes hidden-test and judge lines (known from the docs, or
+    guessed): the student's own text, so their feedback is delivered, not withheld."""
+    from . import leaks
+
+    hidden, _ = leaks.secret_lines(Path(course.source))
+    quoted = sorted(hidden)[:3] + sorted(leaks.judge_lines())[:3]
+    nb = filled(course, "ttt1_mcts")
+    for cell in nb.cells:
+        if _grade_id(cell) == "q1":
+            cell.source += "\n\nLines I found in the course docs:\n\n" + "\n".join(f"    {line}" for line in quoted)
+    return _nb_file("writes_secrets", "ttt1_mcts", nb)
+
+
+def _as_distributed(assignment: str):
+    """The course's own release notebook, untouched (in a workspace its header differs from the
+    workspace's release)."""
+    def make(course) -> dict:
+        path = REPO_ROOT / "release" / assignment / f"{assignment}.ipynb"
+        return {f"as_distributed/{assignment}/{assignment}.ipynb": path.read_bytes()}
+    return make
+
+
 def _gradebook_write(course) -> dict:
     nb = filled(course, "ttt1_mcts", blank=tuple(c[len("test_"):] for c in TTT1_TESTS),
                 extra={"get_next_state": gradebook_write(Path(course.root))})
@@ -311,6 +378,20 @@ def all_cases() -> list[Case]:
         Case("deleted_tests", "ttt1_mcts", _deleted_tests, T1, problems=["re-inserted"]),
         Case("stripped_metadata", "ttt1_mcts", _stripped_metadata, T1, problems=["metadata was missing"]),
         Case("duplicated_cells", "ttt1_mcts", _duplicated_cells, T1, problems=["duplicated cells"]),
+        Case("writes_secrets", "ttt1_mcts", _writes_secrets, T1),
+        Case("as_distributed", "ttt1_mcts", _as_distributed("ttt1_mcts"), set()),
+        Case("as_distributed", "azul3_play", _as_distributed("azul3_play"), set()),
+        simple("forged_probe", "ttt1_mcts", T1 - {"test_get_action_prob"}, extra={"get_next_state": FORGED_PROBE},
+               flags=["touches the grader's probe package", "audit-hook tampering"]),
+        simple("wrappers", "azul3_play", {"test_legal_takes", "test_masked_policy", "test_arena"}, extra=WRAPPERS,
+               flags=["arena calls a helper the notebook forbids: play_match",
+                      "decode_move calls a helper the notebook forbids: string_to_action",
+                      "legal_takes calls a helper the notebook forbids: get_valid_mask"]),
+        Case("tampered_metadata", "ttt1_mcts", _tampered_metadata, T1,
+             problems=["test_get_reward': nbgrader metadata (solution) was changed",
+                       "test_select_action': nbgrader metadata (grade) was changed",
+                       "('bonus'): marked as an nbgrader cell the assignment does not have",
+                       "malformed nbgrader metadata removed", "re-inserted from the release notebook: setup"]),
         simple("always_equal", "ttt1_mcts", T1 - {"test_get_reward", "test_search_iter"},
                extra={"get_reward": ALWAYS_EQUAL}, flags=["__eq__"]),
         simple("sys_exit", "ttt1_mcts", T1 - {"test_get_action_prob"}, extra={"get_action_prob": SYS_EXIT},

@@ -29,7 +29,7 @@ from nbclient.util import ensure_async, run_hook, run_sync
 from nbformat.v4 import output_from_msg
 from traitlets import Any, Integer
 
-from . import isolation
+from . import audit, isolation
 
 
 @dataclass
@@ -389,6 +389,7 @@ class SandboxKernelManager(AsyncKernelManager):
     sandbox = Any(None, allow_none=True)
     deadline = Any(None, allow_none=True)    # time.monotonic() after which the sandbox is killed
     guard = Any(None, allow_none=True)
+    audit = Any(None, allow_none=True)       # an audit.AuditChannel: the kernel inherits a write end
 
     def format_kernel_cmd(self, extra_arguments=None):
         if self.sandbox is None:
@@ -400,6 +401,9 @@ class SandboxKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         descriptors = self.__dict__.pop("_descriptors", [])
+        if self.audit is not None:
+            descriptors = [*descriptors, self.audit.kernel_descriptor()]
+            kw["env"] = {**(kw.get("env") or {}), audit.ENV: str(descriptors[-1])}
         try:
             await super()._async_launch_kernel(kernel_cmd, **({"pass_fds": descriptors} if descriptors else {}),
                                                **kw)
@@ -421,10 +425,10 @@ class _BudgetExceeded(Exception):
     pass
 
 
-def _new_client(nb, sandbox, env, scratch: Path, deadline: float, budget: Budget):
+def _new_client(nb, sandbox, env, scratch: Path, deadline: float, budget: Budget, audit_channel=None):
     name = f"kernel-{secrets.token_hex(4)}"
     sockets = {"transport": "ipc", "ip": str(scratch / name)} if sandbox else {}  # no network in the sandbox
-    km = SandboxKernelManager(kernel_name="python3", sandbox=sandbox, deadline=deadline,
+    km = SandboxKernelManager(kernel_name="python3", sandbox=sandbox, deadline=deadline, audit=audit_channel,
                               connection_file=str(scratch / f"{name}.json"), **sockets)
     startup = max(1, min(budget.startup, int(deadline - time.monotonic())))
     client = CappedClient(nb, km=km, timeout=budget.cell, startup_timeout=startup, allow_errors=True,
@@ -459,12 +463,13 @@ def _not_run(indices, outcomes, reason) -> None:
 
 
 def run_cells(nb, outcomes: dict, sandbox, env: dict, scratch: Path, budget: Budget, flags: list,
-              error_reason) -> None:
+              error_reason, audit_channel=None) -> None:
     """Execute the code cells of `nb` in place, recording a CellOutcome per cell in `outcomes`.
 
     `sandbox` is an isolation.Sandbox, or None for an unisolated kernel; `env` the kernel's whole
     environment; `flags` collects runtime events for the instructor's report; `error_reason`
-    turns an error output into a one-line reason.
+    turns an error output into a one-line reason; `audit_channel` (an audit.AuditChannel) is
+    inherited by every kernel.
     """
     deadline = time.monotonic() + budget.notebook
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
@@ -478,7 +483,7 @@ def run_cells(nb, outcomes: dict, sandbox, env: dict, scratch: Path, budget: Bud
         return int(left)
 
     while position < len(code_cells):
-        client, start_kwargs = _new_client(nb, sandbox, env, scratch, deadline, budget)
+        client, start_kwargs = _new_client(nb, sandbox, env, scratch, deadline, budget, audit_channel)
         km = client.km  # nbclient forgets it when the kernel is cleaned up
         try:
             remaining()

@@ -8,8 +8,11 @@
   that are public anyway: provided code, visible tests, text, and trivial lines).
 * ``scan``: release notebooks (sources and outputs) must contain no secret line and no file
   but the notebooks; distributed solutions must contain no hidden-test line.
-* ``scan_feedback``: feedback HTML must contain no hidden-test line and no solution line that
-  the student did not write themselves.
+* ``judge_lines``: the source lines of the hidden-test judges (``*_checks.py``, ``_report.py``),
+  which never enter a kernel (only the probe modules do), minus lines the kernel has anyway.
+* ``leaking_feedback`` / ``scan_feedback``: feedback HTML must contain no hidden-test line, no
+  judge line and no solution line, except lines the student wrote themselves (text that a
+  student typed into their notebook is theirs, whatever it says).
 """
 import html
 import json
@@ -92,13 +95,25 @@ def check_markers(source_dir) -> None:
         raise MarkerError("source notebooks have marker problems:\n  " + "\n  ".join(problems))
 
 
+def public_lines(source_dir) -> set:
+    """Normalised lines that students see anyway: provided code, visible tests and text."""
+    return {_norm(line) for path in sorted(Path(source_dir).glob("*/*.ipynb"))
+            for cell in nbformat.read(path, as_version=4).cells if not _whole_solution(cell)
+            for line, region in _regions(cell.source) if region == "public"}
+
+
+def _whole_solution(cell) -> bool:
+    """A markdown answer cell: all of it is the model answer."""
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(cell.cell_type == "markdown" and meta.get("solution") and "### BEGIN" not in cell.source)
+
+
 def secret_lines(source_dir) -> tuple[set, set]:
     """(hidden-test lines, solution lines) of all source notebooks, normalised."""
     hidden, solution, public = set(), set(), set()
     for path in sorted(Path(source_dir).glob("*/*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
-            meta = cell.metadata.get("nbgrader", {})
-            whole_solution = cell.cell_type == "markdown" and meta.get("solution") and "### BEGIN" not in cell.source
+            whole_solution = _whole_solution(cell)
             for line, region in _regions(cell.source):
                 text = _norm(line)
                 if whole_solution:
@@ -106,6 +121,18 @@ def secret_lines(source_dir) -> tuple[set, set]:
                 {"public": public, "solution": solution, "hidden": hidden}[region].add(text)
     keep = lambda lines: {t for t in lines - public if len(t) >= MIN_SECRET_CHARS and not t.startswith("#")}
     return keep(hidden), keep(solution) - keep(hidden)
+
+
+def judge_lines() -> set:
+    """Normalised source lines of the judges (grader side only), minus those of the probe modules
+    (which the kernel receives), comments and trivial lines."""
+    from .probes import PROBE_MODULE_PATTERNS
+
+    folder = REPO_ROOT / "autograder"
+    shipped = {path for pattern in PROBE_MODULE_PATTERNS for path in folder.glob(pattern)}
+    judges = (set(folder.glob("*_checks.py")) | {folder / "_report.py"}) - shipped
+    lines = lambda paths: {_norm(line) for path in paths for line in path.read_text().splitlines()}  # noqa: E731
+    return {t for t in lines(judges) - lines(shipped) if len(t) >= MIN_SECRET_CHARS and not t.startswith("#")}
 
 
 def notebook_lines(path) -> set:
@@ -156,17 +183,29 @@ def scan(course) -> list[str]:
     return problems
 
 
-def scan_feedback(course) -> list[str]:
-    """Leaks in feedback HTML: hidden-test lines, and solution lines the student did not write."""
+def leaking_feedback(course, paths=None) -> dict:
+    """{feedback HTML path: [problem, ...]} for every feedback file (or those in `paths`) that shows
+    a hidden-test, judge or solution line the student did not write themselves (their submitted
+    notebook's lines are theirs)."""
     hidden, solution = secret_lines(course.source)
-    problems = []
-    for path in sorted(Path(course.feedback).rglob("*.html")):
-        relative = path.relative_to(course.feedback)
+    public = public_lines(course.source)
+    kinds = [(hidden, "hidden-test"), (judge_lines() - public, "grader (judge)"), (solution, "solution")]
+    leaks = {}
+    for path in sorted(paths if paths is not None else Path(course.feedback).rglob("*.html")):
+        relative = Path(path).relative_to(course.feedback)
         submitted = Path(course.submitted) / relative.with_suffix(".ipynb")
         own = notebook_lines(submitted) if submitted.exists() else set()
-        lines = html_lines(path)
-        for line in sorted(_found(hidden, lines)):
-            problems.append(f"{path}: contains a hidden-test line: {line!r}")
-        for line in sorted(_found(solution, lines) - own):
-            problems.append(f"{path}: contains a solution line the student did not write: {line!r}")
-    return problems
+        lines = html_lines(path) - own
+        found = []
+        for secrets, kind in kinds:
+            found += [f"{path}: contains a {kind} line the student did not write: {line!r}"
+                      for line in sorted(_found(secrets, lines))]
+            lines -= secrets
+        if found:
+            leaks[Path(path)] = found
+    return leaks
+
+
+def scan_feedback(course) -> list[str]:
+    """Every leak in feedback HTML (see ``leaking_feedback``), one line each."""
+    return [problem for problems in leaking_feedback(course).values() for problem in problems]

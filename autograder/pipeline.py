@@ -14,6 +14,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -288,17 +289,57 @@ def failure_cause(stderr: str, stdout: str = "", returncode: int | None = None) 
     return f"nbgrader exited with status {returncode}" if returncode is not None else "nbgrader failed"
 
 
-def feedback(course: Course, assignments=None) -> None:
-    """HTML feedback for every autograded submission (hidden tests removed), then a leak scan."""
+def feedback(course: Course, assignments=None, log=print) -> dict:
+    """HTML feedback for every autograded submission (hidden tests removed), each checked for leaks.
+
+    One student's feedback never holds back another's: feedback that would show a hidden-test,
+    judge or solution line the student did not write is deleted (withheld), and a submission whose
+    feedback nbgrader could not generate is reported; every other file is delivered. Each outcome
+    is recorded in ``reports/<assignment>/<student>/feedback.json`` (the grade table shows the
+    problems). Returns {(assignment, student): "" or the reason it was withheld}; raises
+    GraderError (one line) after delivering the rest when any was withheld.
+    """
     from . import leaks
 
     course.require_gradebook()
+    unknown = sorted(set(assignments or ()) - set(course.assignments()))
+    if unknown:
+        raise GraderError(f"no assignment named {', '.join(unknown)} (the course has: "
+                          f"{', '.join(course.assignments())})")
+    outcome = {}
     for assignment in assignments or course.assignments():
-        if any(course.autograded.glob(f"*/{assignment}")):
-            nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR")
-    problems = leaks.scan_feedback(course)
-    if problems:
-        raise GraderError("feedback would leak secret lines:\n  " + "\n  ".join(problems[:20]))
+        students = sorted({p.parent.parent.name for p in course.autograded.glob(f"*/{assignment}/*.ipynb")})
+        if not students:
+            continue
+        for student in students:  # never deliver a stale file from an earlier run
+            shutil.rmtree(course.feedback / student / assignment, ignore_errors=True)
+        done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", check=False,
+                        capture=True)
+        for student in students:
+            files = sorted((course.feedback / student / assignment).glob("*.html"))
+            if not files:
+                cause = failure_cause(done.stderr, done.stdout, done.returncode) if done.returncode else "no file"
+                outcome[(assignment, student)] = f"feedback could not be generated: {cause}"
+                continue
+            leaking = leaks.leaking_feedback(course, files)
+            for path in leaking:
+                path.unlink()
+            outcome[(assignment, student)] = (
+                f"feedback withheld: it would show {len(sum(leaking.values(), []))} hidden-test, grader or "
+                f"solution line(s) ({leaking[next(iter(leaking))][0].split(': ', 1)[1][:120]})" if leaking else "")
+    for (assignment, student), problem in outcome.items():
+        target = course.reports / assignment / student
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "feedback.json").write_text(json.dumps({"problems": [problem] if problem else []}, indent=1))
+    withheld = sorted(f"{neutralise(s)}/{a}" for (a, s), problem in outcome.items() if problem)
+    for (assignment, student), problem in sorted(outcome.items()):
+        if problem:
+            log(f"  {neutralise(student)}/{assignment}: {neutralise(problem)}")
+    if withheld:
+        raise GraderError(f"feedback withheld for {len(withheld)} of {len(outcome)} submission(s) "
+                          f"({', '.join(withheld[:5])}{', ...' if len(withheld) > 5 else ''}); the others were "
+                          f"delivered; the grade table says why")
+    return outcome
 
 
 def _reports(course: Course, assignment: str, student: str, notebook: str) -> tuple[dict, dict, list, str]:
@@ -307,7 +348,8 @@ def _reports(course: Course, assignment: str, student: str, notebook: str) -> tu
     load = lambda p: json.loads(p.read_text()) if p.exists() else {}  # noqa: E731
     failure = load(folder / "autograde-error.json").get("error", "")
     return (load(folder / f"{notebook}.json"), load(folder / f"{notebook}.collect.json"),
-            load(folder / f"{notebook}.restore.json").get("problems", []), failure)
+            load(folder / f"{notebook}.restore.json").get("problems", [])
+            + load(folder / "feedback.json").get("problems", []), failure)
 
 
 def _first_line(reason, limit: int = 200) -> str:

@@ -31,10 +31,10 @@ import nbformat
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Bool, Dict, Integer, Unicode
 
-from . import isolation, numba_cache
+from . import audit, code_scan, isolation, numba_cache
 from .isolation import Limits
 from .kernel import Budget, CellOutcome, run_cells
-from .probes import build_probe_library, judge, probe_outputs, read_from_sandbox
+from .probes import build_probe_library, judge, probe_outputs
 from .testcells import CheckCall, UnsupportedTestCell, rewrite_test_cell
 
 UNSAFE = "none (UNSAFE: student code ran with the grader's rights; --unsafe-no-sandbox)"
@@ -90,12 +90,17 @@ class SandboxExecute(NbGraderPreprocessor):
             raise ValueError(f"SandboxExecute.isolation must be 'bubblewrap' or 'none', not {self.isolation!r}")
         report = {"student": info.get("student"), "assignment": info.get("assignment"),
                   "notebook": info.get("notebook"), "isolation": name, "flags": [], "cells": {}}
+        report["flags"] += code_scan.scan(nb, str(info.get("assignment")), str(info.get("notebook")))
         workdir = Path(tempfile.mkdtemp(prefix="azsandbox-"))
         slot = isolation.Slot() if self.isolation != "none" else None
+        channel = audit.AuditChannel()
         try:
-            outcomes, calls = self._run(nb, workdir, slot, report)
-            self._apply_verdicts(nb, outcomes, calls, workdir / "scratch", report)
-            self._audit_flags(workdir / "scratch", report)
+            try:
+                outcomes, calls = self._run(nb, workdir, slot, report, channel)
+            finally:
+                records = channel.close()
+            received = self._apply_verdicts(nb, outcomes, calls, workdir / "scratch", report)
+            report["flags"] += audit.flags(records, received)
         finally:
             if slot:
                 slot.release()
@@ -104,7 +109,7 @@ class SandboxExecute(NbGraderPreprocessor):
         self._write_report(report)
         return nb, resources
 
-    def _run(self, nb, workdir: Path, slot, report):
+    def _run(self, nb, workdir: Path, slot, report, channel):
         executed = copy.deepcopy(nb)
         calls: dict[int, list[CheckCall]] = {}
         outcomes: dict[int, CellOutcome] = {}
@@ -134,7 +139,7 @@ class SandboxExecute(NbGraderPreprocessor):
                     numba_cache.seed(scratch / ".cache", sandbox)
                 except Exception as exc:  # slower grading, never a lost grade
                     self.log.warning("grading without a warm numba cache: %s", exc)
-        run_cells(executed, outcomes, sandbox, env, scratch, self._budget(), report["flags"], error_reason)
+        run_cells(executed, outcomes, sandbox, env, scratch, self._budget(), report["flags"], error_reason, channel)
         for index, cell in enumerate(executed.cells):  # kernel outputs go back into nbgrader's notebook
             if cell.cell_type == "code":
                 nb.cells[index].outputs = cell.outputs
@@ -142,7 +147,9 @@ class SandboxExecute(NbGraderPreprocessor):
         return outcomes, calls
 
     # -- verdicts
-    def _apply_verdicts(self, nb, outcomes, calls, scratch: Path, report) -> None:
+    def _apply_verdicts(self, nb, outcomes, calls, scratch: Path, report) -> list[str]:
+        """Judge every graded cell; the nonces of the probes whose data came back."""
+        received = []
         for index, cell in enumerate(nb.cells):
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade", False):
@@ -156,6 +163,8 @@ class SandboxExecute(NbGraderPreprocessor):
                     if reason:
                         break
                     outputs = probe_outputs(scratch, call)
+                    if not isinstance(outputs, str):
+                        received.append(call.nonce)
                     reason = outputs if isinstance(outputs, str) else judge(call.module, call.name, outputs)
             outcome.passed, outcome.reason = reason is None, reason or ""
             kept = [o for o in cell.outputs
@@ -171,22 +180,7 @@ class SandboxExecute(NbGraderPreprocessor):
             report["cells"][meta.get("grade_id", str(index))] = {
                 "passed": outcome.passed, "points": meta.get("points", 0), "reason": outcome.reason,
                 "checks": [c.name for c in calls.get(index, [])]}
-
-    @staticmethod
-    def _audit_flags(scratch: Path, report) -> None:
-        try:
-            text = read_from_sandbox(scratch, "audit.log", 200_000, truncate=True)
-            if text is not None:
-                paths = []
-                for line in text.splitlines():
-                    try:
-                        paths.append(json.loads(line)["path"])
-                    except (ValueError, KeyError, TypeError):
-                        continue
-                for path in sorted(set(paths))[:20]:
-                    report["flags"].append(f"tried to access a grader path: {path}")
-        except OSError:
-            pass
+        return received
 
     def _write_report(self, report) -> None:
         if not self.report_directory:

@@ -6,8 +6,11 @@ Runs as whoever runs the tests (CI: root); tests/test_grading_unprivileged.py gr
 submissions as a normal user.
 """
 import csv
+import json
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -30,6 +33,13 @@ def graded(tmp_path_factory):
     cases = corpus.all_cases()
     corpus.write_submissions(workspace / "incoming", cases, course)
     collected = pipeline.collect(course, workspace / "incoming")
+    # Written straight into submitted/, as with plain nbgrader (no collect to repair anything first).
+    raw = workspace / "submitted" / "raw_metadata" / "ttt1_mcts" / "ttt1_mcts.ipynb"
+    raw.parent.mkdir(parents=True)
+    raw.write_text(json.dumps(corpus.tampered_metadata(course)))
+    broken = workspace / "submitted" / "broken_json" / "ttt1_mcts" / "ttt1_mcts.ipynb"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"cells": [')
     started = time.monotonic()
     results = pipeline.autograde(course, jobs=os.cpu_count())
     seconds = time.monotonic() - started
@@ -41,8 +51,26 @@ def graded(tmp_path_factory):
 
 
 def test_every_submission_was_graded(graded):
-    assert all(r["ok"] for r in graded["results"].values()), graded["results"]
-    assert len(graded["results"]) == len(graded["cases"])
+    results = dict(graded["results"])
+    failed = results.pop(("ttt1_mcts", "broken_json"))
+    assert all(r["ok"] for r in results.values()), results
+    assert len(results) == len(graded["cases"]) + 1  # + raw_metadata
+    assert not failed["ok"] and failed["error"].startswith("NotJSONError: Notebook does not appear to be JSON")
+
+
+def test_metadata_that_crashes_nbgrader_is_restored_without_collect(graded):
+    row = graded["rows"][("raw_metadata", "ttt1_mcts")]
+    assert row["status"] == "graded" and row["code_score"] == 21
+    for text in ["its nbgrader metadata was not a mapping", "cell 'setup' was missing; put back",
+                 "cell 'q1' was changed from markdown to 'code'; converted back",
+                 "test_get_action_prob': nbgrader metadata (points) was changed"]:
+        assert text in row["problems"]
+
+
+def test_a_submission_nbgrader_cannot_read_fails_alone_with_its_cause(graded):
+    row = graded["rows"][("broken_json", "ttt1_mcts")]
+    assert row["status"] == "autograde failed"
+    assert "autograde failed: NotJSONError: Notebook does not appear to be JSON" in row["problems"]
 
 
 @pytest.mark.parametrize("case", corpus.all_cases(), ids=lambda c: f"{c.name}-{c.assignment}")
@@ -61,7 +89,7 @@ def test_exact_score_and_report(graded, case):
 
 def test_failed_cells_say_why(graded):
     rows = graded["rows"]
-    reasons = {(s, n): c["reason"] for (s, _), r in rows.items() for n, c in r["cells"].items()}
+    reasons = {(s, n): c["reason"] for (s, _), r in rows.items() for n, c in r.get("cells", {}).items()}
     assert "NotImplementedError" in reasons[("blank", "test_get_reward")]
     visible = reasons[("partial_action_prob", "test_get_action_prob")]
     assert visible.startswith("AssertionError") and "get_action_prob(tree, 0, 0)" in visible  # the failing line
@@ -87,7 +115,7 @@ def test_student_code_could_not_tamper(graded):
 def test_grades_csv(graded, tmp_path):
     output = pipeline.export(graded["course"], tmp_path / "grades.csv")
     rows = list(csv.DictReader(output.open()))
-    assert len(rows) == len(graded["cases"])  # one row per student and notebook
+    assert len(rows) == len(graded["cases"]) + 2  # one row per student and notebook (+ raw_metadata, broken_json)
     full = next(r for r in rows if r["student"] == "full" and r["notebook"] == "ttt1_mcts")
     assert full["test_search_iter"] == "5/5" and full["code_score"] == "21.0"
     blank = next(r for r in rows if r["student"] == "blank" and r["notebook"] == "ttt1_mcts")
@@ -114,3 +142,60 @@ def test_without_the_sandbox_the_theft_works(graded):
     verdicts = {c.metadata["nbgrader"]["grade_id"]: c.outputs[-1].output_type for c in nb.cells
                 if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_")}
     assert set(verdicts.values()) == {"stream"}, verdicts  # every test passed
+
+
+# ----------------------------------------------------------------------------- the CLI (issue 11, items 5, 6, 9)
+
+def cli(course, *args):
+    done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), *args],
+                          capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_cli_autograde_exits_non_zero_with_the_cause(graded):
+    code, out, err = cli(graded["course"], "autograde", "ttt1_mcts", "--student", "broken_json")
+    assert code == 1
+    assert "broken_json/ttt1_mcts: autograde failed: NotJSONError" in err
+    assert err.strip().splitlines()[-1] == "error: 1 of 1 submission(s) could not be graded (their rows say why)"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["autograde", "ttt1_mcst"], "error: no assignment named ttt1_mcst (the course has: azul3_play, ttt1_mcts, "
+                                 "ttt2_selfplay)"),
+    (["autograde", "ttt1_mcts", "--student", "nobody"], "error: nothing to grade: no submission of ttt1_mcts and "
+                                                         "student nobody"),
+    (["feedback", "azul"], "error: no assignment named azul"),
+])
+def test_cli_refuses_unknown_names_in_one_line(graded, args, message):
+    code, out, err = cli(graded["course"], *args)
+    assert code == 2 and err.startswith(message) and len(err.strip().splitlines()) == 1, err
+
+
+def test_writing_a_secret_line_yourself_never_withholds_feedback(graded):
+    course = graded["course"]
+    assert (Path(course.feedback) / "writes_secrets" / "ttt1_mcts" / "ttt1_mcts.html").exists()
+    assert not leaks.leaking_feedback(course)
+
+
+def test_a_leak_withholds_that_students_feedback_only(graded):
+    """A grader bug that puts a hidden-test line into one student's autograded notebook: only their
+    feedback is withheld (and said so in their row); every other student's is delivered."""
+    course = graded["course"]
+    hidden, _ = leaks.secret_lines(Path(course.source))
+    line = sorted(hidden)[0]
+    path = Path(course.autograded) / "full" / "ttt1_mcts" / "ttt1_mcts.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code")
+    cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=line + "\n"))
+    nbformat.write(nb, path)
+    code, out, err = cli(course, "feedback")
+    graded_notebooks = len(list(Path(course.autograded).glob("*/*/*.ipynb")))
+    assert code == 2
+    assert err.strip() == (f"error: feedback withheld for 1 of {graded_notebooks} submission(s) (full/ttt1_mcts); "
+                           f"the others were delivered; the grade table says why")
+    assert "full/ttt1_mcts: feedback withheld: it would show 1 hidden-test" in out
+    assert not (Path(course.feedback) / "full" / "ttt1_mcts" / "ttt1_mcts.html").exists()
+    delivered = sorted(Path(course.feedback).glob("*/*/*.html"))
+    assert len(delivered) == graded_notebooks - 1 and leaks.scan_feedback(course) == []
+    row = next(r for r in pipeline.grade_rows(course) if (r["student"], r["notebook"]) == ("full", "ttt1_mcts"))
+    assert "feedback withheld" in row["problems"] and row["code_score"] == 21
