@@ -155,17 +155,17 @@ class SandboxExecute(NbGraderPreprocessor):
             if cell.cell_type != "code" or not meta.get("grade", False):
                 continue
             outcome = outcomes.setdefault(index, CellOutcome(error="not run"))
-            reason = outcome.error
-            if reason is None:
-                if not outcome.ran:
-                    reason = "not run"
-                for call in calls.get(index, []):
-                    if reason:
-                        break
-                    outputs = probe_outputs(scratch, call)
-                    if not isinstance(outputs, str):
-                        received.append(call.nonce)
-                    reason = outputs if isinstance(outputs, str) else judge(call.module, call.name, outputs)
+            reason = outcome.error or (None if outcome.ran else "not run")
+            for call in calls.get(index, []):
+                outputs = probe_outputs(scratch, call)
+                if isinstance(outputs, str):  # no (valid) data: the cell fails, with its own error if it had one
+                    reason = reason or outputs
+                    break
+                received.append(call.nonce)
+                verdict = judge(call.module, call.name, outputs)
+                if verdict:  # the hidden judge names the failing case: more specific than a visible assert
+                    reason = verdict + (f"\nVisible test: {reason}" if reason else "")
+                    break
             outcome.passed, outcome.reason = reason is None, reason or ""
             kept = [o for o in cell.outputs
                     if o.output_type in ("stream", "display_data") and o.get("name") != "stderr"]

@@ -28,6 +28,9 @@ def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
 
     ``from autograder.<module> import check_<name>`` lines become ``pass``;
     ``check_<name>(<expr>)`` becomes ``_agprobe._runtime.probe("<module>", "<name>", <expr>, "<nonce>")``.
+    A check of a notebook function written as a statement of its own (``check_get_reward(get_reward)``)
+    moves to the top of the cell: the hidden probes run before the visible asserts, so the grader
+    can judge them even when a visible assert fails, and show the more specific message.
     Cells that do not mention ``autograder`` are returned unchanged.
     """
     if "autograder" not in source:
@@ -68,8 +71,20 @@ def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
             calls.append(call)
         elif isinstance(node, ast.Name) and node.id == "autograder":
             raise UnsupportedTestCell("a test cell may use autograder only through `check_<name>(...)` calls")
+    hoisted = []
+    defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for statement in tree.body:  # checks of a notebook function run first, before the visible asserts
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in imported \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id not in defined:
+            start = position(statement.lineno, statement.col_offset)
+            end = position(statement.end_lineno, statement.end_col_offset)
+            text = next(t for s, e, t in edits if s == start and e == end)
+            edits = [(s, e, "pass" if s == start and e == end else t) for s, e, t in edits]
+            hoisted.append(text)
     for start, end, text in sorted(edits, reverse=True):
         source = source[:start] + text + source[end:]
-    return source, calls
+    return "".join(f"{text}\n" for text in hoisted) + source, calls
 
 

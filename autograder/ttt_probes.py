@@ -136,16 +136,17 @@ def search_checkpoints(num_sims: int) -> list[int]:
 
 
 def probe_search_iter(fn, cases: dict) -> dict:
-    """Tree snapshots after chosen numbers of simulations, plus the prerequisite probes.
+    """Tree snapshots after chosen numbers of simulations, and the functions search_iter calls
+    probed on the calls the reference search makes (``cases["paths"]``, one per search).
 
     One entry per checkpoint of every search: a snapshot, or, from the simulation that raised
     on, ``{"after_simulations": k, "raises": "..."}``. The root is created directly (prior masked
     and normalised from the case), so that only ``search_iter`` and what it calls are exercised.
     """
     tree_class = _provided(fn, "Tree")
-    prerequisites = {name: PROBES[name](fn.__globals__[name], prereq_cases) if name in fn.__globals__
-                     else f"{name} is not defined"
-                     for name, prereq_cases in cases["prerequisites"].items()}
+    paths = [{name: PROBES[name](fn.__globals__[name], path_cases) if name in fn.__globals__
+              else f"{name} is not defined" for name, path_cases in path.items()}
+             for path in cases["paths"]]
     searches = []
     for case in cases["searches"]:
         model = model_from_spec(case["model"])
@@ -164,7 +165,7 @@ def probe_search_iter(fn, cases: dict) -> dict:
                 snapshots.append({"after_simulations": sim, **_tree_snapshot(tree)})
         snapshots += [{"after_simulations": sim, "raises": error} for sim in checkpoints[len(snapshots):]]
         searches.append(snapshots)
-    return {"prerequisites": prerequisites, "searches": searches}
+    return {"paths": paths, "searches": searches}
 
 
 PROBES = {"get_next_state": probe_get_next_state, "get_reward": probe_get_reward,

@@ -19,11 +19,12 @@ import numpy as np
 
 from Azul_Simulator import (
     COLOUR_CODES, COLOUR_NAMES, MAX_ROUNDS, NOOP, AzulState, action_to_string, current_seat,
-    describe_action, get_next_state, get_reward, get_valid_mask, init_board,
+    describe_action, get_next_state, get_reward, get_valid_mask, illegal_reason, init_board,
     string_to_action, take_action_from_string, winner,
 )
 from Azul_Visuals import render_text
-from azcourse.azul_agents import make_agent
+from azcourse.azul.checkpoints import make_model_agent
+from azcourse.azul_agents import AGENTS, make_agent
 
 COMMANDS = "Commands: help (your legal moves), board (show the board), quit (leave the game)."
 CODE_HELP = ("A move code is source (C = centre, 1-5 = factory), colour (B Y R D W; D = black), "
@@ -80,7 +81,7 @@ class TerminalGame:
     def __init__(self, opponent: str, seed: int, human_seat: int, color: bool,
                  read_line: Callable[[str], str] = input, out: TextIO | None = None,
                  echo: bool = False):
-        self.opponent = make_agent(opponent)
+        self.opponent = make_agent(opponent) if opponent in AGENTS else make_model_agent(opponent)
         self.deal_rng, self.opponent_rng = session_rngs(seed)
         self.human_seat = human_seat
         self.names = {human_seat: "You", 1 - human_seat: opponent}
@@ -131,11 +132,15 @@ class TerminalGame:
             elif command == "board":
                 self.show_board()
             elif command:
+                self.check_code(text)
                 new_board, error = take_action_from_string(self.board, text, self.deal_rng)
                 if error is None:
                     self.play(new_board, string_to_action(text), "You play")
                     return True
                 self.say(f"Refused: {error} Type help for your legal moves.")
+
+    def check_code(self, text: str) -> None:
+        """Called with every move code typed, before the engine reads it (a hook: nothing here)."""
 
     def opponent_turn(self) -> None:
         action = self.opponent(self.board, self.opponent_rng)
@@ -169,3 +174,58 @@ class TerminalGame:
     def starts(self, seat: int) -> str:
         """'You start' or '<opponent> starts'."""
         return "You start" if seat == self.human_seat else f"{self.names[seat]} starts"
+
+
+class NotebookGame(TerminalGame):
+    """A game in a notebook (``input`` is Jupyter's input box) that also checks the student's own
+    ``decode_move(code) -> action`` and ``legal_takes(state) -> bool (180,)`` on every code typed:
+    where they disagree with the engine it says so ("Check: ..."); the engine's reading is played.
+
+    Args:
+        opponent: a name of ``AGENTS`` or a model spec such as ``strong+search:0.5s``.
+        decode_move, legal_takes: the student's functions (None: not checked).
+        Other arguments as ``TerminalGame`` (no colours: notebooks show ANSI codes poorly).
+    """
+
+    def __init__(self, opponent: str, seed: int, human_seat: int = 0, decode_move=None, legal_takes=None,
+                 read_line: Callable[[str], str] = input, out: TextIO | None = None, echo: bool = False):
+        super().__init__(opponent, seed, human_seat, color=False, read_line=read_line, out=out, echo=echo)
+        self.decode_move, self.legal_takes = decode_move, legal_takes
+
+    def check_code(self, text: str) -> None:
+        for note in student_disagreements(self.board, text, self.decode_move, self.legal_takes):
+            self.say(f"Check: {note}")
+
+
+def _attempt(action):
+    try:
+        return action(), None
+    except Exception as error:  # noqa: BLE001 (the student's function: any error is reported)
+        return None, f"{type(error).__name__}: {error}"
+
+
+def student_disagreements(board: np.ndarray, text: str, decode_move=None, legal_takes=None) -> list[str]:
+    """Where the student's ``decode_move`` / ``legal_takes`` disagree with the engine on ``text``
+    in ``board`` (sentences; empty when they agree or are not given)."""
+    notes = []
+    engine, engine_error = _attempt(lambda: string_to_action(text))
+    if decode_move is not None:
+        mine, error = _attempt(lambda: int(decode_move(text)))
+        if engine_error and not error:
+            notes.append(f"your decode_move({text!r}) gives {mine}, but the engine refuses the code "
+                         f"({engine_error.split(': ', 1)[-1]})")
+        elif error and not engine_error:
+            notes.append(f"your decode_move({text!r}) fails ({error}); the engine reads it as {engine} "
+                         f"({action_to_string(engine)})")
+        elif not error and mine != engine:
+            notes.append(f"your decode_move({text!r}) gives {mine}; the engine reads it as {engine}")
+    if legal_takes is not None and engine_error is None and engine != NOOP:
+        legal = bool(get_valid_mask(board)[engine])
+        mask, error = _attempt(lambda: np.asarray(legal_takes(AzulState.decode(board)), dtype=bool))
+        if error or mask.shape != (180,):
+            notes.append(f"your legal_takes failed on this position ({error or f'shape {mask.shape}'})")
+        elif bool(mask[engine]) != legal:
+            why = illegal_reason(board, engine) if not legal else "the rules allow it"
+            notes.append(f"your legal_takes says {action_to_string(engine)} is {'legal' if mask[engine] else 'illegal'}, "
+                         f"the engine says {'legal' if legal else 'illegal'}: {why}")
+    return notes

@@ -28,7 +28,11 @@ def test_check_calls_become_probe_calls_with_a_nonce():
     assert [(c.module, c.name) for c in calls] == [("ttt_checks", "get_reward")]
     assert "autograder" not in source
     assert f"probe('ttt_checks', 'get_reward', get_reward, '{calls[0].nonce}')" in source
-    assert source.startswith("assert get_reward(init_board()) == (0, False)")
+    first, second = source.splitlines()[:2]  # the probe runs first, then the visible assert
+    assert first.startswith("__import__('_agprobe._runtime')._runtime.probe('ttt_checks', 'get_reward'")
+    assert second == "assert get_reward(init_board()) == (0, False)"
+    helper = "def f(b):\n    return get_reward(b)\nfrom autograder.ttt_checks import check_get_reward\ncheck_get_reward(f)"
+    assert testcells.rewrite_test_cell(helper)[0].startswith("def f(b):")  # a function of the cell: not moved
     assert testcells.rewrite_test_cell("assert 1 + 1 == 2") == ("assert 1 + 1 == 2", [])
 
 

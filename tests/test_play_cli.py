@@ -140,3 +140,28 @@ def test_arena_prints_a_json_summary_that_counts_every_game():
 def test_trained_models_are_opponents():
     done = run_cli("quit\n", "--opponent", "strong", "--seed", "2")
     assert done.returncode == 0 and "You left the game." in done.stdout
+
+
+def test_the_notebook_game_checks_the_students_functions_and_plays_the_engines_reading():
+    """``play()`` in azul3_play: the student's decode_move and legal_takes read every code typed; a
+    disagreement with the engine is a "Check:" line, and the engine's reading is played."""
+    import io
+
+    from azcourse.azul_terminal import NotebookGame
+
+    seed = next(s for s in range(50) if current_seat(init_board(session_rngs(s)[0])) == HUMAN_SEAT)
+    board = init_board(session_rngs(seed)[0])  # the human moves first: this is the board of the first turn
+    code = action_to_string(int(np.flatnonzero(get_valid_mask(board))[-1]))
+    illegal = first_illegal_take(board)
+    typed = iter(["0B1", illegal, code, "quit"])
+    out = io.StringIO()
+    game = NotebookGame("random", seed, HUMAN_SEAT, decode_move=lambda text: 5,
+                        legal_takes=lambda state: np.ones(180, dtype=bool), read_line=lambda prompt: next(typed), out=out)
+    game.run()
+    text = out.getvalue()
+    assert "Check: your decode_move('0B1') gives 5, but the engine refuses the code (Unknown source '0'" in text
+    assert f"Check: your legal_takes says {illegal} is legal, the engine says illegal: " \
+           f"{illegal_reason(board, string_to_action(illegal))}" in text
+    assert f"Check: your decode_move({code!r}) gives 5; the engine reads it as {string_to_action(code)}" in text
+    assert f"You play {code}" in text and "You left the game." in text
+    assert text.count("Refused:") == 2  # the engine decides: the bad code and the illegal take

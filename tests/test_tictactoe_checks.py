@@ -73,11 +73,22 @@ def test_in_place_mutation_of_the_prior_is_caught():
 
 
 def test_search_iter_blames_a_wrong_prerequisite_instead_of_cascading():
-    wrong_select = part1_mutant("select_action", "legal = [a for a, ok in enumerate(tree.valid[node].tolist()) if ok]",
-                                "legal = range(9)")
+    wrong_select = part1_mutant("select_action", "root_n = math.sqrt(n)", "root_n = math.sqrt(n - 1)")
     search = part1_mutant("search_iter", "path = []", "path = []", extra={"select_action": wrong_select})
-    with pytest.raises(AssertionError, match="not checked because select_action"):
+    with pytest.raises(AssertionError, match="search_iter was not checked: select_action, which it calls"):
         ttt_checks.check_search_iter(search)
+
+
+def test_a_correct_search_iter_keeps_its_points_despite_a_subtle_prerequisite_slip():
+    """select_action ignoring c_base differs on a few searches only: search_iter is judged on the others."""
+    subtle = part1_mutant("select_action", "c = c_init if c_base is None else math.log((1 + n + c_base) / c_base) + c_init",
+                          "c = c_init")
+    with pytest.raises(AssertionError):
+        ttt_checks.check_select_action(subtle)
+    ttt_checks.check_search_iter(part1_mutant("search_iter", "path = []", "path = []", extra={"select_action": subtle}))
+    wrong_search = part1_mutant("search_iter", "value = -value", "value = value", extra={"select_action": subtle})
+    with pytest.raises(AssertionError, match="search_iter builds a different tree"):
+        ttt_checks.check_search_iter(wrong_search)
 
 
 def test_part2_reference_passes():

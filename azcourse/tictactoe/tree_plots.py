@@ -70,7 +70,7 @@ def plot_tree_layers(tree, rules: GameRules, root: int = 0, ax=None, max_depth: 
     player who made it.
     """
     layers = tree_layers(tree, rules, root, max_depth)
-    ax = ax or plt.subplots(figsize=(15, 2.2 * len(layers)))[1]
+    ax = ax or plt.subplots(figsize=(18, 2.4 * len(layers)))[1]
     width = max(len(layer) for layer in layers)
     centres = []
     for depth, layer in enumerate(layers):
@@ -86,7 +86,7 @@ def plot_tree_layers(tree, rules: GameRules, root: int = 0, ax=None, max_depth: 
                       extent=(left, left + size, bottom, bottom + size))
             ax.add_patch(Rectangle((left, bottom), size, size, fill=False, edgecolor="black", linewidth=0.5))
             if size > 0.25:
-                ax.text(x, bottom - 0.1, entry.caption, ha="center", va="top", fontsize=7 if len(layer) < 25 else 5)
+                ax.text(x, bottom - 0.1, entry.caption, ha="center", va="top", fontsize=8 if len(layer) < 25 else 7)
     segments = [((centres[d - 1][p], -(d - 1) * 2 - 0.45), (centres[d][i], -d * 2 + 0.45))
                 for d in range(1, len(layers)) for i, entry in enumerate(layers[d]) for p in entry.parents]
     ax.add_collection(LineCollection(segments, colors="grey", linewidths=0.5, zorder=0))

@@ -1,0 +1,131 @@
+"""Helpers for the notebooks' visible tests.
+
+A failing check names the function, the call, what was expected and what came back, and why it
+matters::
+
+    AssertionError: select_action(tree, 0) on board [1, -1, 0, 0, 0, 0, 0, 0, 0]
+      expected: 3
+      got:      8
+      why: move 3 has Q = +1 and the same U as move 2 ...
+
+A test whose function calls other TODO functions starts with ``needs(...)``: when one of them has
+not passed its own test (or was changed since), the test says "fix X first" and checks nothing,
+instead of failing with a message about the wrong function. ``passed(...)`` at the end of a test
+records that the function passed.
+"""
+import numpy as np
+
+PASSED = {}  # function name -> the function object that passed its visible test
+
+
+def show(value, limit: int = 300) -> str:
+    """A short, readable form of a value: arrays as rounded lists, long texts cut."""
+    if isinstance(value, np.ndarray):
+        value = np.round(value, 4).tolist() if value.dtype.kind == "f" else value.tolist()
+    elif isinstance(value, (np.floating, float)):
+        value = round(float(value), 6)
+    elif isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, tuple):
+        return "(" + ", ".join(show(v, limit) for v in value) + ("," if len(value) == 1 else "") + ")"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+class Raised:
+    """What `attempt` gives back when the call raised: shown as "raises <error>: <message>"."""
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"raises {type(self.error).__name__}: {self.error}"
+
+
+def attempt(action):
+    """`action()`, or a Raised standing for its exception (so a check can say what the call did)."""
+    try:
+        return action()
+    except Exception as error:  # noqa: BLE001 (shown in the failure message)
+        return Raised(error)
+
+
+def fail(call: str, expected, got, why: str = "") -> None:
+    """Raise the standard failure: the call, expected and actual values, and why it matters."""
+    message = f"{call}\n  expected: {expected if isinstance(expected, str) else show(expected)}\n" \
+              f"  got:      {got if isinstance(got, str) else show(got)}"
+    raise AssertionError(message + (f"\n  why: {why}" if why else ""))
+
+
+def _same(expected, got) -> bool:
+    """Exact equality; arrays by shape and values, tuples item by item, numbers never as booleans."""
+    if isinstance(got, Raised):
+        return False
+    try:
+        if isinstance(expected, (np.ndarray, list)):
+            got_array = np.asarray(got)
+            return got_array.shape == np.shape(expected) and bool(np.array_equal(got_array, expected))
+        if isinstance(expected, tuple):
+            return isinstance(got, tuple) and len(got) == len(expected) and all(map(_same, expected, got))
+        if isinstance(expected, bool):
+            return isinstance(got, (bool, np.bool_)) and bool(got) is expected
+        if isinstance(expected, (int, float)):
+            return isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, (bool, np.bool_)) \
+                and bool(got == expected)
+        return bool(got == expected)
+    except Exception:  # noqa: BLE001 (a value that cannot even be compared is not equal)
+        return False
+
+
+def check_equal(call: str, got, expected, why: str = "") -> None:
+    """`got` must equal `expected` exactly (same shape for arrays, same length for tuples)."""
+    if not _same(expected, got):
+        fail(call, expected, got, why)
+
+
+def check_close(call: str, got, expected, why: str = "", atol: float = 1e-6) -> None:
+    """`got` must be numerically close to `expected` (arrays of the same shape, no NaN)."""
+    if isinstance(got, Raised):
+        fail(call, expected, got, why)
+    try:
+        got_array = np.asarray(got, dtype=float)
+        ok = got_array.shape == np.shape(expected) and bool(np.allclose(got_array, expected, atol=atol, rtol=1e-5))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        fail(call, expected, got, why)
+
+
+def check_true(call: str, condition: bool, expected: str, got, why: str = "") -> None:
+    """A property: `condition` must hold; `expected` says in words what should be true."""
+    if not condition:
+        fail(call, expected, got, why)
+
+
+def check_raises(call: str, error: type, action, why: str = "") -> None:
+    """`action()` must raise `error`."""
+    try:
+        result = action()
+    except error:
+        return
+    except Exception as other:  # noqa: BLE001 (the wrong exception is shown)
+        fail(call, f"raises {error.__name__}", f"raises {type(other).__name__}: {other}", why)
+    else:
+        fail(call, f"raises {error.__name__}", f"returned {show(result)}", why)
+
+
+def needs(function: str, **prerequisites) -> bool:
+    """True when every prerequisite (name=function object) passed its own visible test; else
+    says which to fix first and returns False (the caller then checks nothing)."""
+    missing = [name for name, fn in prerequisites.items() if PASSED.get(name) is not fn]
+    if missing:
+        print(f"{function} was not tested: fix {' and '.join(missing)} first (its visible test above fails, "
+              f"or was not run since you last changed it). {function} calls it, so a slip there would "
+              f"show here under the wrong name.")
+    return not missing
+
+
+def passed(function: str, fn) -> None:
+    """Record that `fn` passed the visible test of `function`, and say so."""
+    PASSED[function] = fn
+    print(f"{function}: visible tests passed.")

@@ -1,0 +1,129 @@
+"""The notebooks' visible tests catch realistic mistakes and name the culprit (issue 12).
+
+For every wrong answer in ``tests/student_mistakes.py`` (at least three per TODO), the notebook's
+code cells run as a student runs them (provided cells, answer cells with the mistake in place of
+one function, then each visible test, hidden tests left out). The test of the wrong function must
+fail with a message that names it and says what was expected and what came back; no other
+function's test may fail (a test whose prerequisite is wrong says "fix X first" instead).
+"""
+import contextlib
+import io
+import re
+
+import nbformat
+import pytest
+
+from azcourse import visible_checks
+from azcourse.notebook_code import strip_solution_markers
+from azcourse.visible_checks import PASSED
+from autograder.grading_config import REPO_ROOT
+from student_mistakes import MISTAKES, NOTEBOOK_OF
+
+# Locked cells the answers and tests need (the demos, training and matches are left out).
+PROVIDED = {"ttt1_mcts": {"setup", "game_provided", "mcts_provided", "mcts_eval"},
+            "ttt2_selfplay": {"setup", "part1_solutions", "self_play", "network", "agents"},
+            "azul3_play": {"setup"}}
+
+
+def notebook_cells(assignment: str) -> list[tuple[str, str, str]]:
+    """(grade_id, kind, source) of the cells to run: provided, answer ("solution") and test (visible part)."""
+    nb = nbformat.read(REPO_ROOT / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
+    cells = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id")
+        if cell.cell_type != "code" or grade_id is None:
+            continue
+        if meta.get("solution"):
+            cells.append((grade_id, "solution", strip_solution_markers(cell.source)))
+        elif meta.get("grade"):
+            cells.append((grade_id, "test", cell.source.split("### BEGIN HIDDEN TESTS")[0]))
+        elif grade_id in PROVIDED[assignment]:
+            cells.append((grade_id, "provided", cell.source))
+    return cells
+
+
+def affected_tests(assignment: str, function: str) -> set[str]:
+    """The tests a mistake in `function` can reach (its own, and those whose answer or test uses it),
+    with the tests of their prerequisites (they must pass first)."""
+    cells = notebook_cells(assignment)
+    answers = [grade_id for grade_id, kind, _ in cells if kind == "solution"]
+    text = {grade_id: "\n".join(s for g, _, s in cells if g in (grade_id, f"test_{grade_id}")) for grade_id in answers}
+    uses = lambda name, other: re.search(rf"\b{other}\b", text[name]) is not None  # noqa: E731
+    reached = {name for name in answers if name == function or uses(name, function)}
+    needed = reached | {other for name in reached for other in answers if uses(name, other)}
+    return {f"test_{name}" for name in needed}
+
+
+def run_visible_tests(assignment: str, mistake: tuple[str, str] | None = None, only=None) -> dict:
+    """{test grade_id: (status, message)}: status passed, skipped (a prerequisite to fix first) or failed."""
+    PASSED.clear()
+    namespace = {"__name__": "__main__"}
+    results = {}
+    for grade_id, kind, source in notebook_cells(assignment):
+        if kind != "test":
+            exec(compile(source, grade_id, "exec"), namespace)  # noqa: S102 (the notebook's own cells)
+            if mistake and grade_id == mistake[0]:
+                exec(compile(mistake[1], f"{grade_id} (mistake)", "exec"), namespace)  # noqa: S102
+            continue
+        if only is not None and grade_id not in only:
+            continue
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                exec(compile(source, grade_id, "exec"), namespace)  # noqa: S102
+        except Exception as exc:  # noqa: BLE001 (any error is a failed test, as in Jupyter)
+            results[grade_id] = ("failed", f"{type(exc).__name__}: {exc}")
+            continue
+        status = "skipped" if "was not tested: fix" in printed.getvalue() else "passed"
+        results[grade_id] = (status, printed.getvalue())
+    return results
+
+
+CASES = [(function, label) for function, mistakes in MISTAKES.items() for label in mistakes]
+
+
+def test_every_todo_has_at_least_three_mistakes():
+    assert set(MISTAKES) == set(NOTEBOOK_OF)
+    assert all(len(mistakes) >= 3 for mistakes in MISTAKES.values())
+
+
+@pytest.mark.parametrize("assignment", sorted(PROVIDED))
+def test_the_reference_passes_every_visible_test(assignment):
+    results = run_visible_tests(assignment)
+    assert results and all(status == "passed" for status, _ in results.values()), results
+    assert all("visible tests passed" in message for _, message in results.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function, label", CASES, ids=[f"{f}: {label}" for f, label in CASES])
+def test_a_mistake_fails_its_own_test_only_and_names_it(function, label):
+    assignment = NOTEBOOK_OF[function]
+    affected = affected_tests(assignment, function)
+    results = run_visible_tests(assignment, (function, MISTAKES[function][label]), only=affected)
+    status, message = results[f"test_{function}"]
+    assert status == "failed", f"{function} ({label}) passes its visible test"
+    assert function in message and "expected" in message and "got" in message, message
+    others = {name: result for name, result in results.items() if name != f"test_{function}"}
+    assert all(status != "failed" for status, _ in others.values()), others
+    for name, (status, printed) in others.items():
+        if status == "skipped":
+            assert f"fix {function}" in printed or "fix " in printed, printed
+
+
+def test_a_dependent_test_says_which_prerequisite_to_fix():
+    results = run_visible_tests("ttt1_mcts", ("select_action", MISTAKES["select_action"]["ignores c_base"]))
+    status, printed = results["test_search_iter"]
+    assert status == "skipped" and "search_iter was not tested: fix select_action first" in printed
+
+
+def test_messages_name_the_call_the_expected_and_the_actual_value():
+    with pytest.raises(AssertionError) as failure:
+        visible_checks.check_equal("f(1, 2)", 4, 3, "f adds its arguments")
+    assert str(failure.value) == "f(1, 2)\n  expected: 3\n  got:      4\n  why: f adds its arguments"
+    with pytest.raises(AssertionError, match="expected: raises ValueError\n  got:      returned 7"):
+        visible_checks.check_raises("g('x')", ValueError, lambda: 7)
+    with pytest.raises(AssertionError):
+        visible_checks.check_equal("h()", True, 1)  # a number is not a boolean
+    with pytest.raises(AssertionError):
+        visible_checks.check_close("k()", [float("nan")], [0.0])
