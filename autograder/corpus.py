@@ -145,7 +145,7 @@ def get_action_prob(tree, node, temperature=1.0):
 '''
 INPUT_TRANSFORMER = '''
 def _skip_the_tests(lines):
-    return [] if any("assert" in line for line in lines) else lines
+    return [] if any("check" in line or "probe" in line for line in lines) else lines
 get_ipython().input_transformers_post.append(_skip_the_tests)
 '''
 WARNING = '''

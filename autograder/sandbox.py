@@ -37,6 +37,9 @@ from .kernel import Budget, CellOutcome, run_cells
 from .probes import build_probe_library, judge, probe_outputs
 from .testcells import CheckCall, UnsupportedTestCell, rewrite_test_cell
 
+# The visible test of a function whose prerequisite has not passed stops with this error
+# (azcourse.visible_checks.needs); its cell is then judged by the hidden test alone.
+PREREQUISITE_STOP = "PrerequisiteNotPassed:"
 UNSAFE = "none (UNSAFE: student code ran with the grader's rights; --unsafe-no-sandbox)"
 
 
@@ -156,15 +159,20 @@ class SandboxExecute(NbGraderPreprocessor):
                 continue
             outcome = outcomes.setdefault(index, CellOutcome(error="not run"))
             reason = outcome.error or (None if outcome.ran else "not run")
+            if reason and reason.startswith(PREREQUISITE_STOP) and calls.get(index):
+                reason = None  # the visible test stopped at "fix X first": the hidden judge alone decides
             for call in calls.get(index, []):
                 outputs = probe_outputs(scratch, call)
                 if isinstance(outputs, str):  # no (valid) data: the cell fails, with its own error if it had one
-                    reason = reason or outputs
+                    reason = reason or outcome.error or outputs
                     break
                 received.append(call.nonce)
                 verdict = judge(call.module, call.name, outputs)
-                if verdict:  # the hidden judge names the failing case: more specific than a visible assert
+                if verdict and reason and not reason.startswith("AssertionError"):
+                    reason += f"\nHidden test: {verdict}"  # an error of the student's own code says most
+                elif verdict:  # the hidden judge names the failing case: more specific than a visible assert
                     reason = verdict + (f"\nVisible test: {reason}" if reason else "")
+                if verdict:
                     break
             outcome.passed, outcome.reason = reason is None, reason or ""
             kept = [o for o in cell.outputs
