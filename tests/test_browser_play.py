@@ -73,11 +73,14 @@ def lab(tmp_path_factory):
 
 
 def _type(page, text: str) -> None:
-    """Answer the input box Jupyter shows for ``input()``."""
+    """Answer the input box Jupyter shows for ``input()`` (a new box for every question: wait until
+    the answered one is gone, so the next answer cannot land in it)."""
     box = page.locator(".jp-Stdin-input").last
     box.wait_for(state="visible", timeout=300_000)
-    box.fill(text)
-    box.press("Enter")
+    handle = box.element_handle()
+    handle.fill(text)
+    handle.press("Enter")
+    page.wait_for_function("(box) => !box.isConnected", arg=handle, timeout=60_000)
 
 
 def _wait_for(page, needle: str, timeout: float = 120) -> str:
@@ -99,7 +102,7 @@ def test_a_game_in_jupyterlab_refuses_a_bad_code_plays_a_legal_one_and_quits(lab
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget "
                                "&& window.jupyterapp.shell.currentWidget.sessionContext "
                                "&& window.jupyterapp.shell.currentWidget.sessionContext.session", timeout=120_000)
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
 
         _type(page, "9Z9")
         text = _wait_for(page, "Refused: Unknown source '9'")
