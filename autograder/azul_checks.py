@@ -120,6 +120,16 @@ def judge_masked_policy(cases: list, expected: list, outputs: list) -> None:
         raise failure("masked_policy", len(leaks), len(cases),
                       f"{describe(cases[leaks[0]])}\n  illegal moves must get exactly 0 (got a non-zero value or nan)")
     same = lambda e, g: isinstance(g, list) and np.allclose(e, g, atol=1e-9, rtol=1e-6)
+    bad = [i for i, (want, got) in enumerate(zip(expected, outputs)) if not same(want, got)]
+    if bad and isinstance(outputs[bad[0]], list):
+        case, want, got = cases[bad[0]], np.asarray(expected[bad[0]]), np.asarray(outputs[bad[0]])
+        legal = np.flatnonzero(case["mask"])
+        first = next(int(a) for a in legal if not np.isclose(want[a], got[a], atol=1e-9, rtol=1e-6))
+        code = az.action_to_string(first) if first < az.N_TAKES else "NOOP"
+        raise failure("masked_policy", len(bad), len(cases),
+                      f"{describe(case)}\n  first legal move that differs: action {first} ({code}), logit "
+                      f"{float(case['logits'][first]):.6g}: expected probability {want[first]:.6g}, got {got[first]:.6g}"
+                      f"\n  your probabilities sum to {np.nansum(got):.6g} (expected 1)")
     compare_all("masked_policy", cases, expected, outputs, same, describe)
 
 
@@ -145,9 +155,33 @@ def judge_arena(cases: list, expected: list, outputs: list) -> None:
     def same(e, g):
         return isinstance(g, dict) and all(np.isclose(e[k], g[k], atol=1e-9) for k in e)
 
-    describe = lambda case: (f"  arena({case['a']}_agent, {case['b']}_agent, num_games={case['games']}, "
-                             f"seed={case['seed']}): follow the protocol in the text exactly")
+    def describe(case):
+        games = "\n".join(f"    game {i}: {line}" for i, line in enumerate(_protocol_games(case)))
+        return (f"  arena({case['a']}_agent, {case['b']}_agent, num_games={case['games']}, seed={case['seed']}); "
+                f"following the protocol, the games are:\n{games}")
     compare_all("arena", cases, expected, outputs, same, describe)
+
+
+def _protocol_games(case: dict) -> list[str]:
+    """One line per game of an arena case, played by the protocol of the notebook: game i uses
+    default_rng([seed, i]) for everything, agent_a sits in seat i % 2."""
+    agents = {"greedy": greedy_agent, "random": random_agent}
+    lines = []
+    for i in range(case["games"]):
+        rng = np.random.default_rng([case["seed"], i])
+        seat_a, board = i % 2, az.init_board(rng)
+        while not az.get_reward(board)[1]:
+            if az.get_valid_mask(board)[az.NOOP]:
+                action = az.NOOP
+            else:
+                action = agents[case["a"] if az.current_seat(board) == seat_a else case["b"]](board, rng)
+            board = az.get_next_state(board, action, rng)
+        state = az.AzulState.decode(board)
+        mine, theirs = state.by_seat(seat_a).score, state.by_seat(1 - seat_a).score
+        reward = az.get_reward(board)[0] * (1 if az.current_seat(board) == seat_a else -1)
+        result = {1: "agent_a wins", 0: "a draw", -1: "agent_a loses"}[int(reward)]
+        lines.append(f"agent_a in seat {seat_a}, final score {mine} to {theirs}: {result}")
+    return lines
 
 
 def check_arena(fn) -> None:

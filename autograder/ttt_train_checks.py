@@ -47,6 +47,34 @@ def cases_train_step(count: int = 3, steps: int = 3) -> list[dict]:
     return cases
 
 
+def _loss_terms(case: dict) -> tuple[float, float]:
+    """(policy term, value term) of the AlphaZero loss on the case's first batch at its initial
+    parameters: the mean cross-entropy and the mean squared value error, from the reference network."""
+    import jax.numpy as jnp
+    import optax
+
+    boards, pis, zs = case["batches"][0]
+    logits, values = _reference()["PolicyValueNet"]().apply({"params": case["params"]}, jnp.asarray(boards))
+    return (float(optax.softmax_cross_entropy(logits, jnp.asarray(pis)).mean()),
+            float(jnp.mean((jnp.asarray(zs) - values) ** 2)))
+
+
+def _loss_diagnosis(case: dict, got: float) -> str:
+    """The first call's loss taken apart: which term is off, when the returned loss says so."""
+    policy, value = _loss_terms(case)
+    size = len(case["batches"][0][2])
+    candidates = [(policy, "only the policy term: the value term mean((z - v)^2) is missing"),
+                  (value, "only the value term: the policy cross-entropy is missing"),
+                  (size * (policy + value), "both terms summed over the batch instead of averaged"),
+                  (policy - value, "the value term is subtracted"),
+                  (policy + size * value, "the value term is summed over the batch instead of averaged"),
+                  (size * policy + value, "the policy term is summed over the batch instead of averaged")]
+    close = [why for want, why in candidates if np.isclose(got, want, rtol=1e-3, atol=1e-4)]
+    return (f"first call: expected loss {policy + value:.5f} = policy term {policy:.5f} (mean cross-entropy "
+            f"of the targets and the softmax of the logits) + value term {value:.5f} (mean (z - v)^2); got "
+            f"{got:.5f}" + (f", which is {close[0]}" if close else ""))
+
+
 def judge_train_step(cases: list, expected: list, outputs: list) -> None:
     bad = []
     for i, (want, got) in enumerate(zip(expected, outputs)):
@@ -57,6 +85,8 @@ def judge_train_step(cases: list, expected: list, outputs: list) -> None:
         elif not np.allclose(got["losses"], want["losses"], rtol=LOSS_RTOL, atol=1e-6):
             problem = (f"losses over {len(want['losses'])} consecutive calls: expected "
                        f"{np.round(want['losses'], 5).tolist()}, got {np.round(got['losses'], 5).tolist()}")
+            if got["losses"] and not np.isclose(got["losses"][0], want["losses"][0], rtol=LOSS_RTOL, atol=1e-6):
+                problem += "\n  " + _loss_diagnosis(cases[i], got["losses"][0])
         else:
             diff = np.abs(np.asarray(got["params"]) - np.asarray(want["params"]))
             problem = None if diff.max() <= PARAM_ATOL else (

@@ -89,13 +89,22 @@ def test_masked_policy_leaking_to_illegal_moves_fails(ref):
         azul_checks.check_masked_policy(leaky)
 
 
+def test_a_wrong_policy_is_shown_at_its_first_differing_legal_move(ref):
+    def unnormalised(logits, mask):
+        z = np.exp(logits - logits.max())
+        return np.where(mask, z / z.sum(), 0.0)
+
+    with pytest.raises(AssertionError, match=r"(?s)first legal move that differs: action \d+ \(\w+\).*sum to"):
+        azul_checks.check_masked_policy(unnormalised)
+
+
 def test_arena_without_seat_alternation_fails(ref):
     def fixed_seats(agent_a, agent_b, num_games, seed):
         def a_always_seat_0(board, rng):
             return (agent_a if az.current_seat(board) == 0 else agent_b)(board, rng)
         return ref["arena"](a_always_seat_0, a_always_seat_0, num_games, seed) | {}
 
-    with pytest.raises(AssertionError, match="follow the protocol in the text exactly"):
+    with pytest.raises(AssertionError, match=r"following the protocol, the games are:\n    game 0: agent_a in seat 0"):
         azul_checks.check_arena(fixed_seats)
 
 

@@ -97,7 +97,10 @@ def test_part2_reference_passes():
 
 
 @pytest.mark.parametrize("old, new, message", [
-    ("return policy_loss + value_loss", "return policy_loss", "losses over"),
+    ("return policy_loss + value_loss", "return policy_loss", "which is only the policy term: the value term"),
+    ("return policy_loss + value_loss", "return value_loss", "which is only the value term"),
+    ("value_loss = jnp.mean((target_values - values) ** 2)", "value_loss = jnp.sum((target_values - values) ** 2)",
+     "the value term is summed over the batch instead of averaged"),
     ("loss, grads = jax.value_and_grad(loss_fn)(state.params)\n    return state.apply_gradients(grads=grads), loss",
      "loss, grads = jax.value_and_grad(loss_fn)(state.params)\n    new = state.apply_gradients(grads=grads)\n"
      "    return new, loss_fn(new.params)", "losses over"),
