@@ -38,7 +38,7 @@ def _children(tree, rules: GameRules, node: int):
 
 def tree_layers(tree, rules: GameRules, root: int = 0, max_depth: int = 9) -> list[list[_Entry]]:
     """Group the searched boards by depth below the root (transpositions merged per layer)."""
-    root_entry = _Entry(tree.state[root], root, f"root\nN={int(tree.N_sa[root].sum())}")
+    root_entry = _Entry(tree.state[root], root, f"root\nN={int(tree.N[root])}")  # N(s), as in the graph
     layers = [[root_entry]]
     while len(layers) <= max_depth:
         layer, index_of = [], {}
