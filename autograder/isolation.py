@@ -378,7 +378,9 @@ def sandbox_env(extra: dict | None = None) -> dict:
     return {"PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin", "HOME": SCRATCH_INSIDE, "USER": "student",
             "LOGNAME": "student", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
             "PYTHONPATH": f"{COURSE_INSIDE}:{LIB_INSIDE}", "PYTHONDONTWRITEBYTECODE": "1",
-            "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{SCRATCH_INSIDE}/.config/matplotlib", "JAX_PLATFORMS": "cpu",
+            # pictures render into the autograded notebook and the feedback (each cell's output is capped)
+            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+            "MPLCONFIGDIR": f"{SCRATCH_INSIDE}/.config/matplotlib", "JAX_PLATFORMS": "cpu",
             "NUMBA_CACHE_DIR": f"{SCRATCH_INSIDE}/.cache/numba", "NBGRADER_EXECUTION": "autograde",
             "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",

@@ -131,6 +131,7 @@ def test_feedback_has_verdicts_and_no_secrets(graded):
     course = graded["course"]
     full = (Path(course.feedback) / "full" / "ttt1_mcts" / "ttt1_mcts.html").read_text()
     assert "Tests passed" in full
+    assert full.count("<img") >= 3, "the search-tree pictures reach the feedback (inline backend in the sandbox)"
     assert "check_get_reward" not in full and "BEGIN HIDDEN TESTS" not in full
     assert leaks.scan_feedback(course) == []
     assert leaks.scan(course) == []
