@@ -6,15 +6,16 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-}
 if [ -z "$PYTHON" ]; then
-  for candidate in python3.11 python3; do
-    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+  for candidate in python3 python3.11 python3.12 python3.13; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))'; then
       PYTHON=$candidate; break
     fi
   done
 fi
-if [ -z "$PYTHON" ]; then
-  echo "setup: Python 3.11 is required (the pins in requirements.txt are resolved for it)." >&2
-  echo "       Install it, or use conda: conda env create -f environment.yml" >&2
+if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))'; then
+  echo "setup: Python 3.11, 3.12 or 3.13 is required (the pins in requirements.txt install on each)." >&2
+  echo "       Install one (PYTHON=/path/to/python bash scripts/setup.sh picks it), or use conda:" >&2
+  echo "       conda env create -f environment.yml" >&2
   exit 1
 fi
 
