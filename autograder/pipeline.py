@@ -315,18 +315,20 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
             shutil.rmtree(course.feedback / student / assignment, ignore_errors=True)
         done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", check=False,
                         capture=True)
+        files = {student: sorted((course.feedback / student / assignment).glob("*.html")) for student in students}
+        leaking = leaks.leaking_feedback(course, [path for paths in files.values() for path in paths])  # one scan
         for student in students:
-            files = sorted((course.feedback / student / assignment).glob("*.html"))
-            if not files:
+            if not files[student]:
                 cause = failure_cause(done.stderr, done.stdout, done.returncode) if done.returncode else "no file"
                 outcome[(assignment, student)] = f"feedback could not be generated: {cause}"
                 continue
-            leaking = leaks.leaking_feedback(course, files)
-            for path in leaking:
-                path.unlink()
+            problems = [problem for path in files[student] for problem in leaking.get(path, [])]
+            for path in files[student]:
+                if path in leaking:
+                    path.unlink()
             outcome[(assignment, student)] = (
-                f"feedback withheld: it would show {len(sum(leaking.values(), []))} hidden-test, grader or "
-                f"solution line(s) ({leaking[next(iter(leaking))][0].split(': ', 1)[1][:120]})" if leaking else "")
+                f"feedback withheld: it would show {len(problems)} hidden-test, grader or "
+                f"solution line(s) ({problems[0].split(': ', 1)[1][:120]})" if problems else "")
     for (assignment, student), problem in outcome.items():
         target = course.reports / assignment / student
         target.mkdir(parents=True, exist_ok=True)
