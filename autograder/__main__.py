@@ -10,7 +10,8 @@
     python -m autograder demo                         # build, grade the example submissions, print grades
     python -m autograder doctor                       # can student code be isolated here? if not, why
 
-By default the course is this pack (gradebook autograder/gradebook.db); ``--workspace DIR``
+By default the course is this pack, nbgrader's course root being the repository root (gradebook
+gradebook.db, configuration nbgrader_config.py); ``--workspace DIR``
 grades in a separate folder with its own gradebook (the demo uses autograder/demo/).
 """
 import argparse

@@ -2,59 +2,44 @@
 
 Usage, from any folder::
 
-    python -m autograder.build            # sync provided code, then generate everything
-    python -m autograder.build --check    # only verify that provided code is in sync
+    python -m autograder.build            # sync copied cells, then generate everything
+    python -m autograder.build --check    # only verify that copied cells are in sync
 
-Steps:
-1. Sync: the cell ``part1_solutions`` of part 2 receives the reference cells (provided code
-   and solutions, markers stripped) of part 1, so part 2 runs on its own and never drifts.
-2. ``nbgrader generate_assignment`` writes ``release/<assignment>/`` (solutions and hidden
-   tests removed, outputs cleared).
-3. ``solutions/<assignment>/`` gets the source notebook with the solution kept and the
-   hidden tests removed, outputs cleared.
-4. Every generated notebook starts with a header cell: words for its reader (a student or the
-   instructor), and how it was made in its metadata (`generated`).
+The build is nbgrader's own commands, run at the course root (``nbgrader_config.py``), so an
+instructor who types them, or presses the formgrader's buttons, gets the same files:
+
+1. Sync: in ``assignments/``, the cell ``part1_solutions`` of part 2 receives the reference cells
+   (provided code and solutions, markers stripped) of part 1, so part 2 runs on its own and its
+   source never drifts (``autograder.generation.SyncProvidedCells`` does the same for the
+   generated copies).
+2. ``nbgrader generate_assignment``: ``release/<assignment>/`` (solutions and hidden tests removed,
+   outputs cleared, the student's header cell first) and the gradebook entries.
+3. ``nbgrader generate_solution``: ``solutions/<assignment>/`` (solutions kept, hidden tests and
+   outputs removed, the instructor's header cell first).
 """
 import argparse
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import ClearHiddenTests, ClearOutput
 
-from .reference import REPO_ROOT, SOURCE_DIR, reference_cells
+from .generation import SYNCED_CELLS, synced_source
+from .reference import REPO_ROOT, SOURCE_DIR
 
 # Every folder of assignments/ is an assignment; its notebooks are released together.
 ASSIGNMENTS = {folder.name: sorted(path.stem for path in folder.glob("*.ipynb"))
                for folder in sorted(SOURCE_DIR.iterdir()) if folder.is_dir() and any(folder.glob("*.ipynb"))}
-SYNCED_CELLS = {("ttt2_selfplay", "ttt2_selfplay", "part1_solutions"): ("ttt1_mcts", "ttt1_mcts")}
-GRADER_DIR = REPO_ROOT / "autograder"
-GENERATED_TAG = "generated-header"
-SYNC_HEADER = ("# Solution of part 1 (game rules and MCTS), copied here by `python -m autograder.build`\n"
-               "# from assignments/{0}/{1}.ipynb. Do not edit this cell: edit that notebook.\n\n")
-
-
-def synced_source(assignment: str, notebook: str) -> str:
-    """The text a synced cell must hold: header + the reference cells of the source notebook."""
-    cells = reference_cells(SOURCE_DIR / assignment / f"{notebook}.ipynb")
-    return SYNC_HEADER.format(assignment, notebook) + "\n\n\n".join(cell.strip() for cell in cells) + "\n"
 
 
 def out_of_sync_cells() -> list[str]:
-    """grade_ids of synced cells whose content differs from their source."""
-    stale = []
-    for (assignment, notebook, cell_id), source in SYNCED_CELLS.items():
-        nb = nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4)
-        cell = _cell_by_id(nb, cell_id)
-        if cell.source != synced_source(*source):
-            stale.append(f"{assignment}/{notebook}: {cell_id}")
-    return stale
+    """grade_ids of copying cells whose content differs from their source."""
+    return [f"{assignment}/{notebook}: {cell_id}"
+            for (assignment, notebook, cell_id), source in SYNCED_CELLS.items()
+            if _cell_by_id(nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4),
+                           cell_id).source != synced_source(*source)]
 
 
 def sync_provided_cells() -> None:
-    """Rewrite every synced cell from its source notebook (idempotent)."""
+    """Rewrite every copying cell of assignments/ from its source notebook (idempotent)."""
     for (assignment, notebook, cell_id), source in SYNCED_CELLS.items():
         path = SOURCE_DIR / assignment / f"{notebook}.ipynb"
         nb = nbformat.read(path, as_version=4)
@@ -72,74 +57,21 @@ def _cell_by_id(nb, cell_id: str):
     raise KeyError(f"no cell with grade_id {cell_id!r}")
 
 
-def run_nbgrader(*args: str) -> None:
-    """Run an nbgrader command with this pack's configuration (working directory autograder/)."""
-    command = [sys.executable, "-m", "nbgrader", *args]
-    # nbgrader runs `alembic` from PATH: make this interpreter's scripts visible.
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    subprocess.run(command, cwd=GRADER_DIR, check=True, env={**os.environ, "PATH": path})
-
-
-STUDENT_HEADER = ("*Your copy of `{notebook}`. Fill in every cell marked `YOUR CODE HERE` or `YOUR ANSWER HERE`, "
-                  "then run the test cell below it: a failing test names the function, the input, what was "
-                  "expected and what came back. Run the whole notebook top to bottom before you hand it in.*")
-SOLUTION_HEADER = ("*Solution generated by `python -m autograder.build` from `assignments/{assignment}/{notebook}.ipynb`. "
-                   "Do not edit this file: edit the source and rebuild.*")
-
-
-def header_cell(kind: str, assignment: str, notebook: str):
-    """Markdown cell that marks a notebook as generated: words for its reader (a student's copy, or
-    the instructor's solution), and where it came from in its metadata."""
-    text = STUDENT_HEADER if kind == "release" else SOLUTION_HEADER
-    cell = nbformat.v4.new_markdown_cell(text.format(assignment=assignment, notebook=notebook))
-    cell.metadata["tags"] = [GENERATED_TAG]
-    cell.metadata["generated"] = {"by": "python -m autograder.build",
-                                  "from": f"assignments/{assignment}/{notebook}.ipynb"}
-    cell.id = GENERATED_TAG  # a fixed id: rebuilding an unchanged source changes no byte
-    return cell
-
-
-def add_header(path, kind: str, assignment: str, notebook: str) -> None:
-    nb = nbformat.read(path, as_version=4)
-    nb.cells = [c for c in nb.cells if GENERATED_TAG not in c.metadata.get("tags", [])]
-    nb.cells.insert(0, header_cell(kind, assignment, notebook))
-    nbformat.write(nb, path)
-
-
-def write_solution(assignment: str, notebook: str) -> None:
-    """solutions/<assignment>/<notebook>.ipynb: solutions kept, hidden tests and outputs removed."""
-    nb = nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4)
-    nb, _ = ClearHiddenTests().preprocess(nb, {})
-    nb, _ = ClearOutput().preprocess(nb, {})
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.source = "\n".join(line for line in cell.source.splitlines()
-                                    if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
-    nb.cells.insert(0, header_cell("solution", assignment, notebook))
-    target = REPO_ROOT / "solutions" / assignment / f"{notebook}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, target)
-
-
-def build() -> None:
-    sync_provided_cells()
-    for assignment, notebooks in ASSIGNMENTS.items():
-        run_nbgrader("generate_assignment", assignment, "--force", "--log-level=WARN")
-        for notebook in notebooks:
-            add_header(REPO_ROOT / "release" / assignment / f"{notebook}.ipynb", "release", assignment, notebook)
-            write_solution(assignment, notebook)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only check that synced cells are up to date")
+    parser.add_argument("--check", action="store_true", help="only check that copied cells are up to date")
     if parser.parse_args().check:
         stale = out_of_sync_cells()
         if stale:
             sys.exit("out of sync (run `python -m autograder.build`): " + ", ".join(stale))
         print("synced cells are up to date")
         return
-    build()
+    from . import pipeline
+
+    try:
+        pipeline.build(pipeline.Course.main())
+    except pipeline.GraderError as exc:
+        sys.exit(f"error: {exc}")
     print(f"built {REPO_ROOT / 'release'} and {REPO_ROOT / 'solutions'}")
 
 

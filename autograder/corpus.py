@@ -181,7 +181,7 @@ def arena(agent_a, agent_b, num_games, seed):
 
 
 def gradebook_write(workspace: Path) -> str:
-    targets = [workspace / "gradebook.db", REPO_ROOT / "autograder" / "gradebook.db"]
+    targets = [workspace / "gradebook.db", REPO_ROOT / "gradebook.db"]
     files = [workspace / "PWNED", REPO_ROOT / "autograder" / "PWNED", REPO_ROOT / "release" / "PWNED"]
     return f'''
 import os, sqlite3

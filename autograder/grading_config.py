@@ -1,17 +1,22 @@
-"""The grading half of the nbgrader configuration: sandboxed execution, trusted verdicts,
-feedback without hidden tests, a gradebook that parallel graders can share.
+"""The pack's part of the nbgrader configuration: generated release and solutions, sandboxed
+execution, trusted verdicts, feedback without secrets, the rich CSV export, a gradebook that
+parallel graders can share.
 
-``autograder/nbgrader_config.py`` (the course) calls ``configure_grading(c)``; a separate
-grading workspace (``python -m autograder --workspace DIR ...``, used by the tests and the
-benchmark) gets a generated ``nbgrader_config.py`` that calls ``configure_workspace(c, DIR)``.
+The course's ``nbgrader_config.py`` (at the repository root, nbgrader's course root) calls
+``configure_generation(c)`` and ``configure_grading(c, ...)``; a separate grading workspace
+(``python -m autograder --workspace DIR ...``, used by the tests and the benchmark) gets a
+generated ``nbgrader_config.py`` that calls ``configure_workspace(c, DIR)``.
 """
 from pathlib import Path
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput,
-                                    DeduplicateIds, GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
-                                    OverwriteKernelspec, SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
+                                    ClearOutput, ClearSolutions, ComputeChecksums, DeduplicateIds, GetGrades,
+                                    IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells,
+                                    OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 
+from .feedback_guard import WithholdLeakingFeedback
+from .generation import AddSolutionHeader, AddStudentHeader, StripSolutionMarkers, SyncProvidedCells
 from .restore_cells import RestoreCells
 from .sandbox import SandboxExecute
 
@@ -29,8 +34,23 @@ def sqlite_url(path) -> str:
     return f"sqlite:///{Path(path).resolve()}?timeout={SQLITE_BUSY_TIMEOUT}"
 
 
-def configure_grading(c, report_directory, release_directory) -> None:
-    """Execution, verdicts and feedback settings (paths are set by the caller)."""
+def configure_generation(c) -> None:
+    """``generate_assignment`` and ``generate_solution`` write what ``python -m autograder build``
+    distributes (``autograder.generation``): copied cells synced, header cells; solutions with
+    the hidden tests and outputs removed, never executed."""
+    c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+    c.GenerateAssignment.preprocessors = [  # nbgrader's own steps, between the pack's first and last
+        SyncProvidedCells, IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutions, ClearOutput,
+        CheckCellMetadata, ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums,
+        CheckCellMetadata, AddStudentHeader]
+    c.GenerateSolution.preprocessors = [SyncProvidedCells, ClearHiddenTests, ClearOutput, StripSolutionMarkers,
+                                        AddSolutionHeader]
+    c.ClearHiddenTests.enforce_metadata = False
+
+
+def configure_grading(c, report_directory, release_directory, source_directory, submitted_directory) -> None:
+    """Execution, verdicts, feedback and export settings (the course's paths are set by the caller)."""
     if "timeout" not in c.Execute:
         c.Execute.timeout = CELL_TIMEOUT
     c.SandboxExecute.timeout = c.Execute.timeout
@@ -49,9 +69,16 @@ def configure_grading(c, report_directory, release_directory) -> None:
     c.RestoreCells.report_directory = str(report_directory)
     c.RestoreCells.release_directory = str(release_directory)
     c.OverwriteCells.add_missing_cells = False
-    # Feedback shows each test cell's verdict but never its hidden-test lines.
-    c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+    # Feedback shows each test cell's verdict but never its hidden-test lines; a notebook that would
+    # still show a secret line is withheld for that student alone.
+    c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, WithholdLeakingFeedback,
+                                        CSSHTMLHeaderPreprocessor]
     c.ClearHiddenTests.enforce_metadata = False
+    c.WithholdLeakingFeedback.source_directory = str(source_directory)
+    c.WithholdLeakingFeedback.submitted_directory = str(submitted_directory)
+    c.WithholdLeakingFeedback.report_directory = str(report_directory)
+    # `nbgrader export` writes the pack's CSV (per-cell scores and reasons, problems, flags).
+    c.ExportApp.plugin_class = "autograder.export_plugin.RichCsvExport"
 
 
 def configure_workspace(c, workspace, source=REPO_ROOT / "assignments") -> None:
@@ -71,6 +98,5 @@ def configure_workspace(c, workspace, source=REPO_ROOT / "assignments") -> None:
     c.CourseDirectory.solution_directory = "solutions"
     c.CourseDirectory.db_url = sqlite_url(workspace / "gradebook.db")
     c.CourseDirectory.include = ["*.ipynb"]
-    c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-    c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
-    configure_grading(c, workspace / "reports", workspace / "release")
+    configure_generation(c)
+    configure_grading(c, workspace / "reports", workspace / "release", workspace / "source", workspace / "submitted")

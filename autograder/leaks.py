@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from .grading_config import REPO_ROOT
+from .reference import REPO_ROOT
 
 MARKERS = {"### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"}
 MARKER_LIKE = re.compile(r"^\s*#+\s*(BEGIN|END)\b.*\b(SOLUTION|HIDDEN|TEST)", re.IGNORECASE)
@@ -141,6 +141,12 @@ def notebook_lines(path) -> set:
         nb = json.loads(Path(path).read_text())
     except ValueError:
         return {_norm(line) for line in Path(path).read_text(errors="replace").splitlines()}
+    return cell_lines(nb)
+
+
+def cell_lines(nb) -> set:
+    """Normalised lines of every cell source and text output of a notebook (a dict as JSON has it,
+    or an nbformat node)."""
     lines = set()
     for cell in nb.get("cells", []):
         source = cell.get("source", "")
@@ -183,24 +189,41 @@ def scan(course) -> list[str]:
     return problems
 
 
+def feedback_secrets(source_dir) -> list[tuple[set, str]]:
+    """[(lines, kind)] that feedback must not show: hidden-test, judge and solution lines."""
+    hidden, solution = secret_lines(source_dir)
+    return [(hidden, "hidden-test"), (judge_lines() - public_lines(source_dir), "grader (judge)"),
+            (solution, "solution")]
+
+
+def secrets_shown(lines: set, own: set, kinds: list[tuple[set, str]]) -> list[tuple[str, str]]:
+    """[(kind, line)] of the secret lines among `lines`, except those in `own` (the student's own
+    submitted lines, which are theirs whatever they say); each line counted once."""
+    lines = lines - own
+    found = []
+    for secrets, kind in kinds:
+        found += [(kind, line) for line in sorted(_found(secrets, lines))]
+        lines = lines - secrets
+    return found
+
+
+def withheld_reason(found: list[tuple[str, str]]) -> str:
+    """The one-line reason a student's feedback is withheld (`found` from ``secrets_shown``)."""
+    return (f"feedback withheld: it would show {len(found)} hidden-test, grader or solution line(s) "
+            f"(a {found[0][0]} line the student did not write: {found[0][1][:100]!r})")
+
+
 def leaking_feedback(course, paths=None) -> dict:
-    """{feedback HTML path: [problem, ...]} for every feedback file (or those in `paths`) that shows
-    a hidden-test, judge or solution line the student did not write themselves (their submitted
-    notebook's lines are theirs)."""
-    hidden, solution = secret_lines(course.source)
-    public = public_lines(course.source)
-    kinds = [(hidden, "hidden-test"), (judge_lines() - public, "grader (judge)"), (solution, "solution")]
+    """{feedback HTML path: [(kind, line), ...]} for every feedback file (or those in `paths`) that
+    shows a hidden-test, judge or solution line the student did not write themselves (their
+    submitted notebook's lines are theirs)."""
+    kinds = feedback_secrets(course.source)
     leaks = {}
     for path in sorted(paths if paths is not None else Path(course.feedback).rglob("*.html")):
         relative = Path(path).relative_to(course.feedback)
         submitted = Path(course.submitted) / relative.with_suffix(".ipynb")
         own = notebook_lines(submitted) if submitted.exists() else set()
-        lines = html_lines(path) - own
-        found = []
-        for secrets, kind in kinds:
-            found += [f"{path}: contains a {kind} line the student did not write: {line!r}"
-                      for line in sorted(_found(secrets, lines))]
-            lines -= secrets
+        found = secrets_shown(html_lines(path), own, kinds)
         if found:
             leaks[Path(path)] = found
     return leaks
@@ -208,4 +231,5 @@ def leaking_feedback(course, paths=None) -> dict:
 
 def scan_feedback(course) -> list[str]:
     """Every leak in feedback HTML (see ``leaking_feedback``), one line each."""
-    return [problem for problems in leaking_feedback(course).values() for problem in problems]
+    return [f"{path}: contains a {kind} line the student did not write: {line!r}"
+            for path, found in leaking_feedback(course).items() for kind, line in found]

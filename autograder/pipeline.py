@@ -1,14 +1,17 @@
 """The instructor's grading steps, each safe to run from any folder.
 
-A *course* is where nbgrader keeps its state. The default is this pack itself: the
-configuration ``autograder/nbgrader_config.py``, the gradebook ``autograder/gradebook.db``,
-submissions, autograded copies, feedback and reports under ``autograder/``. A *workspace*
+A *course* is where nbgrader keeps its state. The default is this pack itself, with the
+repository root as nbgrader's course root: the configuration ``nbgrader_config.py``, the
+gradebook ``gradebook.db``, ``submitted/``, ``autograded/`` and ``feedback/`` there (nbgrader's
+defaults), the pack's reports under ``autograder/reports/``. A *workspace*
 (``--workspace DIR``) is a separate, self-contained course folder (its own gradebook) that
 grades against this pack's ``assignments/``: the tests, the benchmark and ``demo`` use one.
 
-Every nbgrader command runs in the course's configuration folder, so nbgrader always finds
-the right configuration; every step except ``build``/``init`` refuses to run when the
-gradebook does not exist yet (nbgrader would silently create an empty one).
+Each step is nbgrader's own command (``generate_assignment``, ``generate_solution``,
+``autograde``, ``generate_feedback``, ``export``), run in the course's configuration folder, with
+what nbgrader lacks around it: collecting from an LMS, parallel grading, recorded reasons. Every
+step except ``build``/``init`` refuses to run when the gradebook does not exist yet (nbgrader would
+silently create an empty one).
 """
 import csv
 import json
@@ -56,9 +59,18 @@ class Course:
 
     @classmethod
     def main(cls) -> "Course":
-        grader = REPO_ROOT / "autograder"
-        return cls(REPO_ROOT, grader, REPO_ROOT / "assignments", REPO_ROOT / "release", grader / "submitted",
-                   grader / "autograded", grader / "feedback", grader / "gradebook.db", grader / "reports")
+        return cls(REPO_ROOT, REPO_ROOT, REPO_ROOT / "assignments", REPO_ROOT / "release", REPO_ROOT / "submitted",
+                   REPO_ROOT / "autograded", REPO_ROOT / "feedback", REPO_ROOT / "gradebook.db",
+                   REPO_ROOT / "autograder" / "reports")
+
+    @classmethod
+    def from_coursedir(cls, coursedir, report_directory) -> "Course":
+        """The course an nbgrader app is running on (its CourseDirectory configuration)."""
+        root = Path(coursedir.root).resolve()
+        folder = lambda name: root / getattr(coursedir, f"{name}_directory")  # noqa: E731
+        gradebook = Path(coursedir.db_url.split("sqlite:///", 1)[-1].split("?", 1)[0])
+        return cls(root, root, folder("source"), folder("release"), folder("submitted"), folder("autograded"),
+                   folder("feedback"), gradebook, Path(report_directory), coursedir.db_url)
 
     @classmethod
     def workspace(cls, folder, extra_config: str = "", db_url: str = "") -> "Course":
@@ -103,17 +115,17 @@ def nbgrader(course: Course, *args: str, check: bool = True, timeout: float | No
 # ----------------------------------------------------------------------------- steps
 
 def build(course: Course) -> None:
-    """release/ and solutions/ from assignments/ (autograder.build), gradebook entries, leak scan."""
+    """release/ and solutions/ from assignments/ (``nbgrader generate_assignment`` and
+    ``generate_solution``, see autograder.build), gradebook entries, marker lint and leak scan."""
     from . import leaks
 
+    leaks.check_markers(course.source)
     if course.is_main:
-        from . import build as build_module
-        leaks.check_markers(course.source)
-        build_module.build()
-    else:
-        leaks.check_markers(course.source)
-        for assignment in course.assignments():
-            nbgrader(course, "generate_assignment", assignment, "--force", "--log-level=WARN")
+        from .build import sync_provided_cells
+        sync_provided_cells()
+    for assignment in course.assignments():
+        nbgrader(course, "generate_assignment", assignment, "--force", "--log-level=ERROR")
+        nbgrader(course, "generate_solution", assignment, "--force", "--log-level=ERROR")
     problems = leaks.scan(course)
     if problems:
         raise GraderError("secret lines found where students can see them:\n  " + "\n  ".join(problems[:20]))
@@ -290,14 +302,15 @@ def failure_cause(stderr: str, stdout: str = "", returncode: int | None = None) 
 
 
 def feedback(course: Course, assignments=None, log=print) -> dict:
-    """HTML feedback for every autograded submission (hidden tests removed), each checked for leaks.
+    """HTML feedback for every autograded submission (``nbgrader generate_feedback``: hidden tests
+    removed, a leaking notebook withheld by ``feedback_guard``), then every file checked again.
 
     One student's feedback never holds back another's: feedback that would show a hidden-test,
-    judge or solution line the student did not write is deleted (withheld), and a submission whose
-    feedback nbgrader could not generate is reported; every other file is delivered. Each outcome
-    is recorded in ``reports/<assignment>/<student>/feedback.json`` (the grade table shows the
-    problems). Returns {(assignment, student): "" or the reason it was withheld}; raises
-    GraderError (one line) after delivering the rest when any was withheld.
+    judge or solution line the student did not write is not delivered, and a submission whose
+    feedback nbgrader could not generate is reported; every other file is delivered. Each
+    notebook's outcome is in ``reports/<assignment>/<student>/<notebook>.feedback.json`` (the grade
+    table shows the problems). Returns {(assignment, student): "" or the reason it was withheld};
+    raises GraderError (one line) after delivering the rest when any was withheld.
     """
     from . import leaks
 
@@ -308,31 +321,36 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
                           f"{', '.join(course.assignments())})")
     outcome = {}
     for assignment in assignments or course.assignments():
-        students = sorted({p.parent.parent.name for p in course.autograded.glob(f"*/{assignment}/*.ipynb")})
-        if not students:
-            continue
-        for student in students:  # never deliver a stale file from an earlier run
+        graded = {}
+        for path in course.autograded.glob(f"*/{assignment}/*.ipynb"):
+            graded.setdefault(path.parent.parent.name, []).append(path.stem)
+        for student, notebooks in graded.items():  # never deliver a stale file, or a stale reason
             shutil.rmtree(course.feedback / student / assignment, ignore_errors=True)
+            for notebook in notebooks:
+                (course.reports / assignment / student / f"{notebook}.feedback.json").unlink(missing_ok=True)
+        if not graded:
+            continue
         done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", check=False,
                         capture=True)
-        files = {student: sorted((course.feedback / student / assignment).glob("*.html")) for student in students}
-        leaking = leaks.leaking_feedback(course, [path for paths in files.values() for path in paths])  # one scan
-        for student in students:
-            if not files[student]:
-                cause = failure_cause(done.stderr, done.stdout, done.returncode) if done.returncode else "no file"
-                outcome[(assignment, student)] = f"feedback could not be generated: {cause}"
-                continue
-            problems = [problem for path in files[student] for problem in leaking.get(path, [])]
-            for path in files[student]:
-                if path in leaking:
-                    path.unlink()
-            outcome[(assignment, student)] = (
-                f"feedback withheld: it would show {len(problems)} hidden-test, grader or "
-                f"solution line(s) ({problems[0].split(': ', 1)[1][:120]})" if problems else "")
-    for (assignment, student), problem in outcome.items():
-        target = course.reports / assignment / student
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "feedback.json").write_text(json.dumps({"problems": [problem] if problem else []}, indent=1))
+        files = [course.feedback / student / assignment / f"{notebook}.html"
+                 for student, notebooks in graded.items() for notebook in notebooks]
+        leaking = leaks.leaking_feedback(course, [path for path in files if path.exists()])  # one scan
+        for student, notebooks in sorted(graded.items()):
+            problems = []
+            for notebook in sorted(notebooks):
+                report = course.reports / assignment / student / f"{notebook}.feedback.json"
+                mine = json.loads(report.read_text())["problems"] if report.exists() else []
+                html_file = course.feedback / student / assignment / f"{notebook}.html"
+                if html_file in leaking:  # the guard missed it: the HTML itself shows a secret line
+                    html_file.unlink()
+                    mine = [leaks.withheld_reason(leaking[html_file])]
+                elif not html_file.exists() and not mine:
+                    cause = failure_cause(done.stderr, done.stdout, done.returncode) if done.returncode else "no file"
+                    mine = [f"feedback could not be generated: {cause}"]
+                report.parent.mkdir(parents=True, exist_ok=True)
+                report.write_text(json.dumps({"problems": mine}, indent=1))
+                problems += mine
+            outcome[(assignment, student)] = problems[0] if problems else ""
     withheld = sorted(f"{neutralise(s)}/{a}" for (a, s), problem in outcome.items() if problem)
     for (assignment, student), problem in sorted(outcome.items()):
         if problem:
@@ -345,13 +363,14 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
 
 
 def _reports(course: Course, assignment: str, student: str, notebook: str) -> tuple[dict, dict, list, str]:
-    """A submission's sandbox report, collect report, restored-cell problems and autograde failure."""
+    """A submission's sandbox report, collect report, restored-cell and feedback problems, and
+    autograde failure."""
     folder = course.reports / assignment / student
     load = lambda p: json.loads(p.read_text()) if p.exists() else {}  # noqa: E731
     failure = load(folder / "autograde-error.json").get("error", "")
     return (load(folder / f"{notebook}.json"), load(folder / f"{notebook}.collect.json"),
             load(folder / f"{notebook}.restore.json").get("problems", [])
-            + load(folder / "feedback.json").get("problems", []), failure)
+            + load(folder / f"{notebook}.feedback.json").get("problems", []), failure)
 
 
 def _first_line(reason, limit: int = 200) -> str:
@@ -454,11 +473,23 @@ def neutralise(value):
 
 
 def export(course: Course, output) -> Path:
+    """``nbgrader export --to output``: the grades CSV (``write_grades_csv``, nbgrader's export
+    plugin in this course)."""
+    course.require_gradebook()
+    output = Path(output).resolve()
+    done = nbgrader(course, "export", f"--to={output}", "--log-level=WARN", check=False, capture=True)
+    if done.returncode or not output.exists():
+        raise GraderError(f"nbgrader export failed: {failure_cause(done.stderr, done.stdout, done.returncode)}")
+    return output
+
+
+def write_grades_csv(course: Course, output, assignments=None, students=None) -> Path:
     """grades CSV: one row per student and notebook; a column per graded cell (score) and its reason.
 
     Every text field (and header) goes through ``neutralise`` (no formulas, no control characters);
-    numbers stay numbers."""
-    rows = grade_rows(course)
+    numbers stay numbers. Only the given assignments and students, when given."""
+    rows = [row for row in grade_rows(course) if (not assignments or row["assignment"] in assignments)
+            and (not students or row["student"] in students)]
     cell_names = sorted({name for row in rows for name in row.get("cells", {})})
     fields = CSV_FIELDS + [f"{n}" for n in cell_names] + [f"{n} (reason)" for n in cell_names]
     output = Path(output).resolve()

@@ -41,13 +41,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         course = Path(scratch)
         shutil.copytree(SOURCE_DIR, course / "assignments")
-        (course / "nbgrader_config.py").write_text(
-            (REPO_ROOT / "autograder" / "nbgrader_config.py").read_text()
-            + f"\nc.CourseDirectory.root = {str(course)!r}\nc.CourseDirectory.db_url = 'sqlite:///{course}/gb.db'\n")
+        shutil.copy(REPO_ROOT / "nbgrader_config.py", course)  # its paths follow the file: the scratch course
         for assignment, notebooks in ASSIGNMENTS.items():
             nbgrader(course, "generate_assignment", assignment, "--force")
             for notebook in notebooks:
-                target = course / "autograder" / "submitted" / "student" / assignment / f"{notebook}.ipynb"
+                target = course / "submitted" / "student" / assignment / f"{notebook}.ipynb"
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(REPO_ROOT / "solutions" / assignment / f"{notebook}.ipynb", target)
             warm = autograde_seconds(course, assignment)

@@ -27,7 +27,7 @@ CELL_TIMEOUT = 20  # the infinite loop costs this much
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     workspace = tmp_path_factory.mktemp("grading")
-    main_gradebook = REPO_ROOT / "autograder" / "gradebook.db"
+    main_gradebook = REPO_ROOT / "gradebook.db"
     course = pipeline.Course.workspace(workspace, extra_config=f"c.SandboxExecute.timeout = {CELL_TIMEOUT}\n")
     pipeline.build(course)  # generate_assignment from assignments/ + marker lint + leak scan
     cases = corpus.all_cases()

@@ -1,0 +1,49 @@
+"""Feedback never shows a student a hidden-test, judge or solution line they did not write.
+
+``WithholdLeakingFeedback`` runs in ``nbgrader generate_feedback`` (after nbgrader's
+``ClearHiddenTests``), whoever starts it: the plain command, the formgrader's button or
+``python -m autograder feedback``. It compares the notebook about to become feedback with the
+secret lines of the source notebooks and the judges (``leaks.feedback_secrets``); the student's
+own submitted lines are theirs and never count. When a secret line is left, it raises: nbgrader
+then writes no feedback for that student's assignment, delivers everyone else's and exits with an
+error. Each notebook's outcome goes to
+``<report_directory>/<assignment>/<student>/<notebook>.feedback.json`` (``{"problems": [...]}``),
+which the grade table and the export show.
+"""
+import json
+from pathlib import Path
+
+from nbgrader.preprocessors.base import NbGraderPreprocessor
+from traitlets import Unicode
+
+from . import leaks
+
+
+class FeedbackWithheld(RuntimeError):
+    """This student's feedback would show a secret line: nbgrader must not write it."""
+
+
+class WithholdLeakingFeedback(NbGraderPreprocessor):
+    source_directory = Unicode("", help="the course's source notebooks (with solutions and hidden tests)").tag(
+        config=True)
+    submitted_directory = Unicode("", help="the submissions: <student>/<assignment>/<notebook>.ipynb").tag(config=True)
+    report_directory = Unicode("", help="where <notebook>.feedback.json reports go ('' = none)").tag(config=True)
+
+    _secrets = None  # computed once per nbgrader run
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        assignment, student, notebook = str(info["assignment"]), str(info["student"]), str(info["notebook"])
+        if self._secrets is None:
+            self._secrets = leaks.feedback_secrets(self.source_directory)
+        submitted = Path(self.submitted_directory) / student / assignment / f"{notebook}.ipynb"
+        own = leaks.notebook_lines(submitted) if submitted.is_file() else set()
+        found = leaks.secrets_shown(leaks.cell_lines(nb), own, self._secrets)
+        problems = [leaks.withheld_reason(found)] if found else []
+        if self.report_directory:
+            target = Path(self.report_directory) / assignment / student
+            target.mkdir(parents=True, exist_ok=True)
+            (target / f"{notebook}.feedback.json").write_text(json.dumps({"problems": problems}, indent=1))
+        if found:
+            raise FeedbackWithheld(f"{student}/{assignment}/{notebook}: {problems[0]}")
+        return nb, resources
