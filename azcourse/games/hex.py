@@ -211,11 +211,13 @@ class Hex:
         else:
             raise IllegalAction(f"{typed!r} is not a cell: type a column letter and a row number such as "
                                 f"c3, or row,column such as 3,3.")
-        if not 0 <= col < n:
-            shown = letter.group(1) if letter else str(col + 1)
-            raise IllegalAction(f"Column {shown} is off the board: columns run from a to {last} (1 to {n}).")
+        column_off = not 0 <= col < n
+        if column_off and letter:
+            raise IllegalAction(f"Column {letter.group(1)} is off the board: columns run from a to {last}.")
         if not 0 <= row < n:
             raise IllegalAction(f"Row {row + 1} is off the board: rows run from 1 to {n}.")
+        if column_off:
+            raise IllegalAction(f"Column {col + 1} is off the board: columns run from 1 to {n}.")
         if state.winner >= 0:
             raise IllegalAction("The game is over.")
         action = row * n + col
