@@ -173,8 +173,8 @@ class Hex:
         """The state of a flat tuple in the assignment's format (see ``to_seed_tuple``).
 
         Raises:
-            ValueError: wrong length, a value other than 0/1/2 (1/2 for the player), or both players
-                joined their sides.
+            ValueError: wrong length, or a value other than 0/1/2 (1/2 for the player). (Both players
+                cannot have joined their sides: one chain blocks the other.)
         """
         values = tuple(int(v) for v in values)
         if len(values) != 1 + self.action_space_size:
@@ -185,10 +185,8 @@ class Hex:
         if any(v not in (0, 1, 2) for v in values[1:]):
             raise ValueError("cells hold 0 (empty), 1 or 2")
         cells = bytes(values[1:])
-        won = [p for p in (0, 1) if self.has_chain(cells, p)]
-        if len(won) == 2:
-            raise ValueError("both players cannot have joined their sides")
-        return HexState(cells, values[0] - 1, won[0] if won else -1)
+        winner = 0 if self.has_chain(cells, 0) else (1 if self.has_chain(cells, 1) else -1)
+        return HexState(cells, values[0] - 1, winner)
 
     # -- text ------------------------------------------------------------------------------------
     def render(self, state: HexState) -> str:
