@@ -8,9 +8,11 @@ The tree
     keeps a visit count ``N(s, a)``, a total ``W(s, a)`` of backed-up results **of the player who
     chooses at s**, and a prior ``P(s, a)``. ``N(s) = 1 + sum_a N(s, a)``: the evaluation that
     created the node counts as its first visit. A *chance node* holds a state where nature moves;
-    it keeps up to ``chance_outcomes`` outcomes drawn with ``game.resolve_chance`` and, once it has
-    that many, goes on through one of them picked uniformly. A *terminal node* holds
-    ``game.returns``.
+    every pass through it draws an outcome with ``game.resolve_chance`` and follows it if the node
+    already holds it (same ``state_key``), adds it while the node holds fewer than
+    ``chance_outcomes`` outcomes, and otherwise follows a held outcome picked uniformly. So a game
+    with few outcomes is sampled with their true odds, and one with countless outcomes (a shuffled
+    bag) keeps a bounded sample. A *terminal node* holds ``game.returns``.
 One simulation (one "search game")
     From the root, the tree policy picks actions down to an action whose child is not in the tree
     yet; that child is added and evaluated by the leaf evaluator (a rollout to the end of the game,
@@ -129,7 +131,7 @@ class MCTS:
             return node, node.returns
         if game.is_chance(state):
             node = Node(state, CHANCE)
-            node.visits, node.children = 0, []
+            node.visits, node.children = 0, {}  # state_key -> node of each held outcome
             return node, None
         node = Node(state, DECISION)
         node.player = game.to_move(state)
@@ -177,15 +179,20 @@ class MCTS:
                 break
             if node.kind == CHANCE:
                 path.append((node, -1))
-                if len(node.children) < cap:
-                    child, values = self._new_node(game.resolve_chance(node.state, rng))
-                    node.children.append(child)
-                    node = child
-                    if values is None:
-                        continue
-                    break
-                node = node.children[int(rng.random() * len(node.children))]
-                continue
+                outcome = game.resolve_chance(node.state, rng)
+                key = game.state_key(outcome)
+                held = node.children
+                if key in held:
+                    node = held[key]
+                    continue
+                if len(held) >= cap:
+                    node = list(held.values())[int(rng.random() * len(held))]
+                    continue
+                child, values = self._new_node(outcome)
+                held[key] = node = child
+                if values is None:
+                    continue
+                break
             i = self._select(node)
             path.append((node, i))
             child = node.children[i]
@@ -208,7 +215,7 @@ class MCTS:
         key = self.game.state_key(state)
         root = self.root
         if root is not None and root.kind == CHANCE:
-            root = next((child for child in root.children if self.game.state_key(child.state) == key), None)
+            root = root.children.get(key)
         if root is None or self.game.state_key(root.state) != key:
             root, _ = self._new_node(state)
         if root.kind != DECISION:
