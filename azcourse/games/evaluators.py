@@ -20,7 +20,7 @@ import numpy as np
 
 def random_policy(game, state, rng: np.random.Generator) -> int:
     """A legal action drawn uniformly (the default policy of plain UCT)."""
-    legal = np.flatnonzero(game.legal_mask(state))
+    legal = game.legal_mask(state).nonzero()[0]
     return int(legal[int(rng.random() * len(legal))])
 
 
@@ -42,7 +42,7 @@ class EpsilonGreedyPolicy:
     def __call__(self, game, state, rng: np.random.Generator) -> int:
         mask = game.legal_mask(state)
         if self.epsilon > 0.0 and rng.random() < self.epsilon:
-            legal = np.flatnonzero(mask)
+            legal = mask.nonzero()[0]
             return int(legal[int(rng.random() * len(legal))])
         probabilities = np.asarray(self.distribution(state), dtype=np.float64)
         return int(np.argmax(np.where(mask, probabilities, -np.inf)))
