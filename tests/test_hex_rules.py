@@ -64,7 +64,7 @@ def test_neighbours_are_the_touching_hexagons_of_the_drawn_diamond(size):
     hexagons' centres are one hexagon width (sqrt 3) apart, and the relation is symmetric."""
     cells = [(r, c) for r in range(size) for c in range(size)]
     for a in cells:
-        touching = {b for b in cells if b != a and math.isclose(math.dist(cell_centre(size, *a), cell_centre(size, *b)),
+        touching = {b for b in cells if b != a and math.isclose(math.dist(cell_centre(*a), cell_centre(*b)),
                                                                  math.sqrt(3))}
         assert set(neighbours(size, *a)) == touching
         assert all(a in neighbours(size, *b) for b in touching)

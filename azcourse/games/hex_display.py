@@ -61,7 +61,7 @@ def _hexagon(x: float, y: float, radius: float) -> np.ndarray:
     return np.column_stack([x + radius * np.cos(angles), y + radius * np.sin(angles)])
 
 
-def cell_centre(size: int, row: int, col: int) -> tuple[float, float]:
+def cell_centre(row: int, col: int) -> tuple[float, float]:
     """Figure coordinates of cell ``(row, col)``: unit hexagons, ``(0, 0)`` at the top."""
     return (col - row) * math.sqrt(3) / 2, -(row + col) * 1.5
 
@@ -81,25 +81,25 @@ def plot_hex(state: HexState, ax=None, title: str | None = None, last_action: in
         _, ax = plt.subplots(figsize=(1.0 + 0.9 * n, 0.6 + 0.8 * n))
     for i, value in enumerate(state.cells):
         r, c = divmod(i, n)
-        x, y = cell_centre(n, r, c)
+        x, y = cell_centre(r, c)
         ax.add_patch(Polygon(_hexagon(x, y, 1.0), closed=True, facecolor=EMPTY_COLOUR, edgecolor="#8c7b5a"))
         if value:
             ax.add_patch(plt.Circle((x, y), 0.62, color=COLOURS[value - 1]))
         if i == last_action:
             ax.add_patch(plt.Circle((x, y), 0.75, fill=False, edgecolor="#1f77b4", linewidth=2.5))
-    corner = {key: np.array(cell_centre(n, *rc)) for key, rc in
-              {"top": (0, 0), "right": (0, n - 1), "left": (n - 1, 0), "bottom": (n - 1, n - 1)}.items()}
-    centre = (corner["top"] + corner["bottom"]) / 2
-    for (a, b), owner in (((("top", "right"), 0)), ((("left", "bottom"), 0)),
-                          ((("top", "left"), 1)), ((("right", "bottom"), 1))):
-        ends = np.array([corner[a], corner[b]])
-        ends = centre + (ends - centre) * (1 + 2.2 / max(n - 1, 1))  # just outside the cells
-        ax.plot(ends[:, 0], ends[:, 1], color=COLOURS[owner], linewidth=5, solid_capstyle="round")
+    # each side: its two end cells, its owner, and its outward normal
+    last = n - 1
+    sides = (((0, 0), (0, last), 0, (0.866, 0.5)), ((last, 0), (last, last), 0, (-0.866, -0.5)),
+             ((0, 0), (last, 0), 1, (-0.866, 0.5)), ((0, last), (last, last), 1, (0.866, -0.5)))
+    for start, end, owner, normal in sides:
+        ends = np.array([cell_centre(*start), cell_centre(*end)]) + 1.3 * np.array(normal)
+        ends += (ends[1] - ends[0]) / np.linalg.norm(ends[1] - ends[0]) * np.array([[-0.9], [0.9]])
+        ax.plot(ends[:, 0], ends[:, 1], color=COLOURS[owner], linewidth=4, solid_capstyle="round")
     for k in range(n):
-        x, y = cell_centre(n, k, 0)
-        ax.text(x - 1.5, y + 0.9, str(k + 1), ha="center", va="center", fontsize=11)
-        x, y = cell_centre(n, 0, k)
-        ax.text(x + 1.5, y + 0.9, column_letter(k), ha="center", va="center", fontsize=11)
+        x, y = cell_centre(k, 0)
+        ax.text(x - 0.866 * 2.3, y + 0.5 * 2.3, str(k + 1), ha="center", va="center", fontsize=11)
+        x, y = cell_centre(0, k)
+        ax.text(x + 0.866 * 2.3, y + 0.5 * 2.3, column_letter(k), ha="center", va="center", fontsize=11)
     ax.set_title(title if title is not None else status(game, state).replace("X (player 1)", "Red (player 1)")
                  .replace("O (player 2)", "Black (player 2)"))
     ax.set_aspect("equal")
