@@ -1,11 +1,13 @@
 """Play the course's games in a terminal.
 
     python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
-    python play.py ttt --opponent perfect|mcts|random [--second] [--rules NOTEBOOK]
+    python play.py ttt --opponent perfect|mcts|uct|random [--second] [--rules NOTEBOOK]
+    python play.py hex --size 5 --opponent random|uct|anet|mcts [--second] [--simulations N]
     python play.py arena strong greedy --games 1000 --seed 0 [--json]
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
-module (Azul: ``azcourse.azul_terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``). Exit code 0 when a game ends or the player leaves
+module (Azul: ``azcourse.azul_terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex:
+``azcourse.games.terminal``). Exit code 0 when a game ends or the player leaves
 (``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
 (e.g. piped into ``head``).
 """
@@ -46,6 +48,36 @@ def _ttt(args: argparse.Namespace) -> int:
                         echo=not sys.stdin.isatty()).run()
 
 
+def _hex(args: argparse.Namespace) -> int:
+    """``play.py hex``: a person against random, UCT, or (once one is shipped) a trained policy."""
+    import numpy as np
+
+    from azcourse.games.agents import PolicyUnavailable, make_agent, shipped_policy
+    from azcourse.games.hex import Hex
+    from azcourse.games.hex_display import PLAYER_NAMES
+    from azcourse.games.terminal import TerminalMatch
+
+    game = Hex(args.size)
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
+    try:
+        policy = shipped_policy(game) if args.opponent in ("anet", "mcts") else None
+        agent = make_agent(args.opponent, game, np.random.default_rng(seed), args.simulations, policy)
+    except PolicyUnavailable as problem:
+        print(f"play.py hex: {problem}", file=sys.stderr)
+        return 2
+    move_help = (f"Type a cell as column letter and row number (c3) or as row,column (3,3); "
+                 f"columns a-{'abcdefgh'[args.size - 1]}, rows 1-{args.size}.")
+    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
+                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+
+
+def _hex_size(text: str) -> int:
+    value = int(text)
+    if not 3 <= value <= 8:
+        raise argparse.ArgumentTypeError(f"must be from 3 to 8, got {value}")
+    return value
+
+
 def _arena(args: argparse.Namespace) -> int:
     """``play.py arena``: N games between two agents, seats alternating, in parallel."""
     from azcourse.azul.arena import run_from_args
@@ -84,13 +116,29 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Play tic-tac-toe by square numbers 1-9 (row by row). The rules and the "
                                        "search come from a part-1 notebook: the solution by default, or yours.")
     ttt.add_argument("--opponent", choices=OPPONENTS, default="mcts",
-                     help="perfect (minimax), mcts (the notebook's MCTS with the toy model) or random (default: mcts)")
-    ttt.add_argument("--simulations", type=_positive_int, default=200, help="MCTS simulations per move (default 200)")
+                     help="perfect (minimax), mcts (the notebook's MCTS with the toy model), uct (plain UCT with "
+                          "random rollouts) or random (default: mcts)")
+    ttt.add_argument("--simulations", type=_positive_int, default=200,
+                     help="simulations per move of mcts and uct (default 200)")
     ttt.add_argument("--second", action="store_true", help="let the computer open (it plays X)")
     ttt.add_argument("--seed", type=int, help="seed of the computer's random choices")
     ttt.add_argument("--rules", default=str(DEFAULT_RULES),
                      help="the part-1 notebook whose rules and MCTS to use (default: solutions/ttt1_mcts)")
     ttt.set_defaults(run=_ttt)
+
+    from azcourse.games.agents import AGENT_NAMES
+
+    hex_ = games.add_parser("hex", help="play Hex (3x3 to 8x8) against random, UCT or a trained policy",
+                            description="Play Hex on an N x N diamond. X (player 1) joins the upper-right and "
+                                        "lower-left sides, O (player 2) the other two. Type cells as c3 or 3,3.")
+    hex_.add_argument("--size", type=_hex_size, default=5, help="board size N, 3 to 8 (default 5)")
+    hex_.add_argument("--opponent", choices=AGENT_NAMES, default="uct",
+                      help="random, uct (random rollouts), anet or mcts (need a trained Hex policy) (default: uct)")
+    hex_.add_argument("--simulations", type=_positive_int, default=1000,
+                      help="search games per move of uct and mcts (default 1000)")
+    hex_.add_argument("--second", action="store_true", help="play O (player 2); the computer opens")
+    hex_.add_argument("--seed", type=int, help="seed of the computer's random choices")
+    hex_.set_defaults(run=_hex)
 
     from azcourse.azul.arena import add_arguments
 

@@ -16,13 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..games.agents import make_agent
+from ..games.tictactoe import TicTacToe
 from ..notebook_code import notebook_namespace
 from .minimax import PerfectPlayer
 from .rules import GameRules
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RULES = REPO_ROOT / "solutions" / "ttt1_mcts" / "ttt1_mcts.ipynb"
-OPPONENTS = ("random", "mcts", "perfect")
+OPPONENTS = ("random", "mcts", "uct", "perfect")
 NEEDED = ("init_board", "flip_board", "get_valid_mask", "get_next_state", "get_reward", "mcts_eval",
           "get_action_prob", "toy_model")
 
@@ -71,7 +73,9 @@ def square_grid(board: np.ndarray, human_is_x: bool) -> str:
 
 
 class TerminalGame:
-    """One game: a person against `opponent` (random, mcts or perfect) by square numbers."""
+    """One game: a person against `opponent` by square numbers: random, mcts (the notebook's search
+    with the toy model), uct (the library's plain UCT with random rollouts, on the library's
+    tic-tac-toe) or perfect."""
 
     def __init__(self, rules: dict, opponent: str, seed: int, human_first: bool, simulations: int = 200,
                  read=input, write=print, echo: bool = False):
@@ -81,12 +85,16 @@ class TerminalGame:
         game_rules = GameRules(rules["get_next_state"], rules["get_reward"], rules["get_valid_mask"],
                                rules["flip_board"])
         self.perfect = PerfectPlayer(game_rules, seed=seed) if opponent == "perfect" else None
+        self.uct = (make_agent("uct", TicTacToe(), np.random.default_rng([seed, 2]), simulations)
+                    if opponent == "uct" else None)
 
     def computer_move(self, board: np.ndarray) -> int:
         if self.opponent == "random":
             return int(self.rng.choice(np.flatnonzero(self.ns["get_valid_mask"](board))))
         if self.opponent == "perfect":
             return self.perfect(board)
+        if self.opponent == "uct":
+            return self.uct.choose(TicTacToe().from_mover_board(board))
         tree, root = self.ns["mcts_eval"](board, self.ns["toy_model"], self.simulations)
         return int(np.argmax(self.ns["get_action_prob"](tree, root, temperature=0)))
 
@@ -128,6 +136,8 @@ class TerminalGame:
             else:
                 action = self.computer_move(board)
                 self.write(f"{self.opponent} plays square {action + 1}.")
+            if self.uct is not None:
+                self.uct.observe(action)  # keep the search tree of the position reached
             board = self.ns["flip_board"](self.ns["get_next_state"](board, action))
             reward, done = self.ns["get_reward"](board)
             if done:

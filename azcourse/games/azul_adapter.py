@@ -1,0 +1,99 @@
+"""Azul (``Azul_Simulator``) behind the game layer (``azcourse.games.protocol``).
+
+The engine's (160,) int16 board is the state, unchanged. Players are the absolute seats 0 and 1
+(``current_seat``), so results and ``to_move`` never depend on whose view a board is canonical in.
+
+Chance
+    The refill that ends a round (the engine's ``NOOP``, action 180) is the chance step: a board whose
+    offer is exhausted (and the game not over) is a chance state, ``resolve_chance`` plays ``NOOP``
+    with the caller's generator, and ``legal_mask`` there is all False. ``NOOP`` is never a player's
+    action, but the action space keeps the engine's 181 entries so that policies line up with
+    the Azul network's outputs.
+Turns
+    The next round's starter (the holder of the first-player marker) moves right after the refill,
+    so the same seat may move twice in a row; ``to_move`` reports it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import Azul_Simulator as az
+from Azul_Visuals import render_text
+
+from .protocol import IllegalAction
+
+
+class Azul:
+    """Two-player Azul: 181 actions (``NOOP`` never legal for a player), encoding ``(1499,)``
+    float32 (``azcourse.azul.features.encode``)."""
+
+    name = "azul"
+    num_players = 2
+    action_space_size = az.ACTION_DIM
+
+    def __init__(self):
+        from azcourse.azul.features import FEATURE_DIM
+
+        self.encoding_shape = (FEATURE_DIM,)
+
+    def initial_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A new deal; the starting seat and the factories are drawn from ``rng``."""
+        return az.init_board(rng)
+
+    def to_move(self, board: np.ndarray) -> int:
+        return az.current_seat(board)
+
+    def legal_mask(self, board: np.ndarray) -> np.ndarray:
+        mask = az.get_valid_mask(board)
+        mask[az.NOOP] = False
+        return mask
+
+    def next_state(self, board: np.ndarray, action: int) -> np.ndarray:
+        if int(action) == az.NOOP:
+            raise ValueError("illegal action: the refill (NOOP) is a chance step, use resolve_chance")
+        return az.get_next_state(board, action)
+
+    def is_terminal(self, board: np.ndarray) -> bool:
+        return bool(board[az.GAME_OVER])
+
+    def returns(self, board: np.ndarray) -> np.ndarray:
+        reward, over = az.get_reward(board)
+        result = np.zeros(2)
+        if over:
+            seat = az.current_seat(board)
+            result[seat], result[1 - seat] = reward, -reward
+        return result
+
+    def is_chance(self, board: np.ndarray) -> bool:
+        return not board[az.GAME_OVER] and bool(az.get_valid_mask(board)[az.NOOP])
+
+    def resolve_chance(self, board: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if not self.is_chance(board):
+            raise ValueError("not a chance state: the refill happens only once the round's offer is exhausted")
+        return az.get_next_state(board, az.NOOP, rng)
+
+    def state_key(self, board: np.ndarray) -> bytes:
+        return board.tobytes()
+
+    def encode(self, board: np.ndarray) -> np.ndarray:
+        from azcourse.azul.features import encode
+
+        return encode(board)
+
+    def render(self, board: np.ndarray) -> str:
+        return render_text(board, color=False)
+
+    def action_to_text(self, board, action: int) -> str:
+        return az.action_to_string(action)
+
+    def parse_action(self, board: np.ndarray, text: str) -> int:
+        try:
+            action = az.string_to_action(text)
+        except ValueError as problem:
+            raise IllegalAction(str(problem)) from None
+        reason = az.illegal_reason(board, action)
+        if reason is None and action == az.NOOP:
+            reason = "NOOP is the refill, a chance step, not a player's move."
+        if reason is not None:
+            raise IllegalAction(reason)
+        return action

@@ -1,0 +1,92 @@
+"""Leaf evaluation for the generic search: rollouts with a default policy, or a network.
+
+An evaluator is called as ``evaluator(game, state, rng)`` on a decision state and returns
+``(prior, values)``:
+
+* ``prior``: float array ``(game.action_space_size,)`` of move probabilities, or ``None`` for
+  uniform (the search keeps the legal entries and renormalises them);
+* ``values``: float64 array ``(game.num_players,)``, the estimated result for every player.
+
+Default policies (for rollouts) are called as ``policy(game, state, rng) -> action`` on a decision
+state and return a legal action. Like every other module of the search, this one talks to games only
+through ``azcourse.games.protocol``.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+
+def random_policy(game, state, rng: np.random.Generator) -> int:
+    """A legal action drawn uniformly (the default policy of plain UCT)."""
+    legal = game.legal_mask(state).nonzero()[0]
+    return int(legal[int(rng.random() * len(legal))])
+
+
+class EpsilonGreedyPolicy:
+    """With probability ``epsilon`` a uniformly random legal action, otherwise the legal action with
+    the highest probability under ``distribution`` (lowest index on ties).
+
+    Args:
+        distribution: ``distribution(state) -> (A,)`` float probabilities over the whole action
+            space, e.g. an actor network's softmax; illegal entries are ignored (masked out).
+        epsilon: exploration rate in [0, 1].
+    """
+
+    def __init__(self, distribution: Callable, epsilon: float = 0.1):
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must lie in [0, 1], got {epsilon}")
+        self.distribution, self.epsilon = distribution, float(epsilon)
+
+    def __call__(self, game, state, rng: np.random.Generator) -> int:
+        mask = game.legal_mask(state)
+        if self.epsilon > 0.0 and rng.random() < self.epsilon:
+            legal = mask.nonzero()[0]
+            return int(legal[int(rng.random() * len(legal))])
+        probabilities = np.asarray(self.distribution(state), dtype=np.float64)
+        return int(np.argmax(np.where(mask, probabilities, -np.inf)))
+
+
+class RolloutEvaluator:
+    """Plays ``policy`` for every player from the leaf to the end of the game (drawing chance
+    outcomes with the search's generator) and returns the final results; no prior (uniform)."""
+
+    def __init__(self, policy: Callable = random_policy):
+        self.policy = policy
+
+    def __call__(self, game, state, rng: np.random.Generator):
+        policy = self.policy
+        while not game.is_terminal(state):
+            if game.is_chance(state):
+                state = game.resolve_chance(state, rng)
+            else:
+                state = game.next_state(state, policy(game, state, rng))
+        return None, game.returns(state)
+
+
+class NetworkEvaluator:
+    """A network's prior and value at the leaf (AlphaZero), no rollout.
+
+    Args:
+        predict: ``predict(state) -> (prior, value)`` with ``prior`` of shape ``(A,)`` and ``value``
+            either a number, the result expected by the player to move (two-player zero-sum
+            games: the other player gets its negative), or an array ``(num_players,)``.
+    """
+
+    def __init__(self, predict: Callable):
+        self.predict = predict
+
+    def __call__(self, game, state, rng: np.random.Generator):
+        prior, value = self.predict(state)
+        value = np.asarray(value, dtype=np.float64)
+        if value.ndim == 0:
+            if game.num_players != 2:
+                raise ValueError("a single value is read as zero-sum between two players; "
+                                 f"this game has {game.num_players}: return one value per player")
+            values = np.full(2, -float(value))
+            values[game.to_move(state)] = float(value)
+            return prior, values
+        if value.shape != (game.num_players,):
+            raise ValueError(f"values must have shape ({game.num_players},), got {value.shape}")
+        return prior, value

@@ -1,0 +1,158 @@
+"""Pictures of a Hex position: a diamond in text, a matplotlib figure, and a switchable display.
+
+Both pictures put cell ``a1`` = ``(0, 0)`` alone at the top. Row numbers stand at the upper-left
+side, each row running down to the right from its number; column letters stand at the upper-right
+side, each column running down to the left from its letter. So ``c3`` is where row 3's line and
+column c's line cross. ``X`` (red) is player 1, ``O`` (black) player 2, ``.`` an empty cell.
+
+``HexDisplay(enabled)`` is the one switch for watching actual games (training episodes, tournament
+games): with ``enabled=False`` its ``show`` does nothing, so a loop can call it on every move.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .hex import STONES, Hex, HexState, column_letter
+
+PLAYER_NAMES = ("X (player 1)", "O (player 2)")
+COLOURS = ("#d62728", "#222222")  # player 1 red, player 2 black, as in the assignment's figures
+EMPTY_COLOUR = "#f2e6c9"
+
+
+def legend(game: Hex) -> str:
+    last = column_letter(game.size - 1)
+    return (f"X joins the upper-right and lower-left sides (rows 1 and {game.size}); "
+            f"O joins the upper-left and lower-right sides (columns a and {last}).\n"
+            "Rows run down-right from their number, columns down-left from their letter.")
+
+
+def status(game: Hex, state: HexState) -> str:
+    if state.winner >= 0:
+        return f"{PLAYER_NAMES[state.winner]} has won."
+    return f"{PLAYER_NAMES[state.player]} to move."
+
+
+def diamond_text(game: Hex, state: HexState) -> str:
+    """The position as a diamond of characters, with status, labels and a legend.
+
+    Cell ``(r, c)`` sits on text line ``r + c`` at character ``2 + 2 * (c - r + n - 1)``; the
+    leftmost cell of line ``k < n`` is ``(k, 0)`` (row label ``k + 1`` before it), the rightmost
+    ``(0, k)`` (column letter after it).
+    """
+    n = game.size
+    width = 4 * n + 4
+    lines = []
+    for k in range(2 * n - 1):
+        chars = [" "] * width
+        for r in range(max(0, k - n + 1), min(k, n - 1) + 1):
+            c = k - r
+            chars[2 + 2 * (c - r + n - 1)] = STONES[state.cells[r * n + c]]
+        if k < n:
+            chars[2 * (n - 1 - k)] = str(k + 1)
+            chars[2 + 2 * (k + n - 1) + 2] = column_letter(k)
+        lines.append("".join(chars).rstrip())
+    return "\n".join([status(game, state), *lines, legend(game)])
+
+
+def _hexagon(x: float, y: float, radius: float) -> np.ndarray:
+    angles = np.deg2rad(np.arange(6) * 60 + 30)  # pointy top
+    return np.column_stack([x + radius * np.cos(angles), y + radius * np.sin(angles)])
+
+
+def cell_centre(row: int, col: int) -> tuple[float, float]:
+    """Figure coordinates of cell ``(row, col)``: unit hexagons, ``(0, 0)`` at the top."""
+    return (col - row) * math.sqrt(3) / 2, -(row + col) * 1.5
+
+
+def plot_hex(state: HexState, ax=None, title: str | None = None, last_action: int | None = None):
+    """Draw ``state`` as hexagons in a diamond; returns the matplotlib Axes.
+
+    Sides are drawn in their owner's colour; row numbers and column letters label the upper sides;
+    ``last_action`` (if given) is ringed. Works headless (no window needed).
+    """
+    from matplotlib.patches import Polygon
+    import matplotlib.pyplot as plt
+
+    n = math.isqrt(len(state.cells))
+    game = Hex(n)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.0 + 0.9 * n, 0.6 + 0.8 * n))
+    for i, value in enumerate(state.cells):
+        r, c = divmod(i, n)
+        x, y = cell_centre(r, c)
+        ax.add_patch(Polygon(_hexagon(x, y, 1.0), closed=True, facecolor=EMPTY_COLOUR, edgecolor="#8c7b5a"))
+        if value:
+            ax.add_patch(plt.Circle((x, y), 0.62, color=COLOURS[value - 1]))
+        if i == last_action:
+            ax.add_patch(plt.Circle((x, y), 0.75, fill=False, edgecolor="#1f77b4", linewidth=2.5))
+    # each side: its two end cells, its owner, and its outward normal
+    last = n - 1
+    sides = (((0, 0), (0, last), 0, (0.866, 0.5)), ((last, 0), (last, last), 0, (-0.866, -0.5)),
+             ((0, 0), (last, 0), 1, (-0.866, 0.5)), ((0, last), (last, last), 1, (0.866, -0.5)))
+    for start, end, owner, normal in sides:
+        ends = np.array([cell_centre(*start), cell_centre(*end)]) + 1.3 * np.array(normal)
+        ends += (ends[1] - ends[0]) / np.linalg.norm(ends[1] - ends[0]) * np.array([[-0.9], [0.9]])
+        ax.plot(ends[:, 0], ends[:, 1], color=COLOURS[owner], linewidth=4, solid_capstyle="round")
+    for k in range(n):
+        x, y = cell_centre(k, 0)
+        ax.text(x - 0.866 * 2.3, y + 0.5 * 2.3, str(k + 1), ha="center", va="center", fontsize=11)
+        x, y = cell_centre(0, k)
+        ax.text(x + 0.866 * 2.3, y + 0.5 * 2.3, column_letter(k), ha="center", va="center", fontsize=11)
+    ax.set_title(title if title is not None else status(game, state).replace("X (player 1)", "Red (player 1)")
+                 .replace("O (player 2)", "Black (player 2)"))
+    ax.set_aspect("equal")
+    ax.autoscale_view()
+    ax.axis("off")
+    return ax
+
+
+class HexDisplay:
+    """Shows actual games as they are played, or nothing: the one switch is ``enabled``.
+
+    Args:
+        enabled: show positions (True) or do nothing (False).
+        mode: ``"text"`` (the diamond, written with ``write``) or ``"figure"`` (``plot_hex`` in one
+            figure, redrawn on every call; in a notebook the figure is displayed each time).
+        write: where text goes (default ``print``).
+    """
+
+    def __init__(self, enabled: bool = True, mode: str = "text", write=print):
+        if mode not in ("text", "figure"):
+            raise ValueError(f"mode is 'text' or 'figure', got {mode!r}")
+        self.enabled, self.mode, self.write = bool(enabled), mode, write
+        self._axes = None
+
+    def show(self, game: Hex, state: HexState, caption: str = "", last_action: int | None = None) -> None:
+        """Show ``state`` (with ``caption`` above it) if the display is enabled."""
+        if not self.enabled:
+            return
+        if self.mode == "text":
+            self.write(f"{caption}\n{game.render(state)}" if caption else game.render(state))
+            return
+        import matplotlib.pyplot as plt
+
+        if self._axes is None:
+            _, self._axes = plt.subplots(figsize=(1.0 + 0.9 * game.size, 0.6 + 0.8 * game.size))
+        self._axes.clear()
+        plot_hex(state, self._axes, title=caption or None, last_action=last_action)
+        figure = self._axes.figure
+        if _in_notebook():
+            from IPython.display import clear_output, display
+
+            clear_output(wait=True)
+            display(figure)
+        elif plt.isinteractive():
+            plt.pause(0.001)  # let a window redraw
+        else:
+            figure.canvas.draw_idle()
+
+
+def _in_notebook() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and hasattr(shell, "kernel")

@@ -1,0 +1,268 @@
+"""One generic Monte Carlo tree search for every game of the game layer.
+
+It talks to a game only through ``azcourse.games.protocol``: it never names a game, and it never
+assumes that turns alternate or that values flip sign between plies.
+
+The tree
+    A *decision node* holds a state where ``game.to_move`` chooses; for each legal action ``a`` it
+    keeps a visit count ``N(s, a)``, a total ``W(s, a)`` of backed-up results **of the player who
+    chooses at s**, and a prior ``P(s, a)``. ``N(s) = 1 + sum_a N(s, a)``: the evaluation that
+    created the node counts as its first visit. A *chance node* holds a state where nature moves;
+    every pass through it draws an outcome with ``game.resolve_chance`` and follows it if the node
+    already holds it (same ``state_key``), adds it while the node holds fewer than
+    ``chance_outcomes`` outcomes, and otherwise follows a held outcome picked uniformly. So a game
+    with few outcomes is sampled with their true odds, and one with countless outcomes (a shuffled
+    bag) keeps a bounded sample. A *terminal node* holds ``game.returns``.
+One simulation (one "search game")
+    From the root, the tree policy picks actions down to an action whose child is not in the tree
+    yet; that child is added and evaluated by the leaf evaluator (a rollout to the end of the game,
+    or a network; see ``azcourse.games.evaluators``), which gives one result per player. Going back
+    up, every decision node on the path adds 1 to ``N(s, a)`` and adds the result **of its own
+    chooser** to ``W(s, a)``.
+Tree policies (``MCTSConfig.tree_policy``)
+    ``"uct"``: untried actions first, in a random order drawn once per node; then the action that
+    maximises ``Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))``, ``Q = W / N``.
+    ``"puct"``: the action that maximises ``Q(s, a) + C(s) P(s, a) sqrt(N(s)) / (1 + N(s, a))`` with
+    ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init`` and ``Q = unvisited_value`` for an
+    untried action. With ``dirichlet_alpha > 0`` the root's priors become
+    ``(1 - dirichlet_fraction) P + dirichlet_fraction * Dirichlet(alpha)`` at every ``search`` call.
+    Ties go to the lowest action index.
+Reusing the tree
+    ``advance(action)`` keeps the chosen child's subtree (its counts included) and drops the rest, as
+    the pseudocode of on-policy MCTS does between actual moves. The next ``search(state)`` starts from it when it holds
+    ``state`` (compared by ``game.state_key``), or from one of its sampled outcomes when it is a
+    chance node; otherwise it starts a new tree.
+Randomness
+    All draws (untried-action order, chance outcomes, rollouts, noise) come from one
+    ``numpy.random.Generator``, so a seeded search is repeatable.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .evaluators import RolloutEvaluator
+
+DECISION, CHANCE, TERMINAL = 0, 1, 2
+
+
+@dataclasses.dataclass
+class MCTSConfig:
+    """Search settings.
+
+    Attributes:
+        simulations: simulations (search games) per ``search`` call.
+        tree_policy: ``"uct"`` or ``"puct"``.
+        c_uct: UCT exploration constant (sqrt(2) is the textbook value for results in [0, 1]).
+        c_base, c_init: PUCT's growing exploration rate ``C(s)``.
+        unvisited_value: PUCT's ``Q`` of an untried action.
+        dirichlet_alpha: root noise concentration for PUCT (0 turns the noise off).
+        dirichlet_fraction: weight of the noise in the root priors.
+        chance_outcomes: outcomes kept per chance node.
+    """
+
+    simulations: int = 500
+    tree_policy: str = "uct"
+    c_uct: float = math.sqrt(2)
+    c_base: float = 19652.0
+    c_init: float = 1.25
+    unvisited_value: float = 0.0
+    dirichlet_alpha: float = 0.0
+    dirichlet_fraction: float = 0.25
+    chance_outcomes: int = 8
+
+    def __post_init__(self):
+        if self.tree_policy not in ("uct", "puct"):
+            raise ValueError(f"tree_policy is 'uct' or 'puct', got {self.tree_policy!r}")
+        if self.simulations < 1 or self.chance_outcomes < 1:
+            raise ValueError("simulations and chance_outcomes must be at least 1")
+
+
+class SearchResult(NamedTuple):
+    """What ``MCTS.search`` returns.
+
+    Attributes:
+        visits: int64 ``(A,)``: ``N(root, a)``, zero for illegal and untried actions.
+        q: float64 ``(A,)``: ``W / N`` of each tried action, for the player to move at the root.
+        player: the player to move at the root.
+    """
+
+    visits: np.ndarray
+    q: np.ndarray
+    player: int
+
+
+class Node:
+    __slots__ = ("state", "kind", "player", "actions", "prior", "clean_prior", "n", "w", "children",
+                 "visits", "order", "tried", "returns")
+
+    def __init__(self, state, kind):
+        self.state, self.kind, self.visits = state, kind, 1
+        self.clean_prior = None
+
+
+class MCTS:
+    """Monte Carlo tree search over any game of the game layer.
+
+    Args:
+        game: the game (``azcourse.games.protocol.Game``).
+        evaluator: leaf evaluator (default: rollouts with uniformly random moves).
+        config: ``MCTSConfig``.
+        rng: ``numpy.random.Generator`` or a seed.
+    """
+
+    def __init__(self, game, evaluator=None, config: MCTSConfig | None = None, rng=None):
+        self.game = game
+        self.evaluator = evaluator if evaluator is not None else RolloutEvaluator()
+        self.config = config or MCTSConfig()
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.root: Node | None = None
+
+    # -- nodes -------------------------------------------------------------------------------------
+    def _new_node(self, state) -> tuple[Node, np.ndarray | None]:
+        """A node for ``state`` and its evaluation (per-player values; None for a chance node)."""
+        game = self.game
+        if game.is_terminal(state):
+            node = Node(state, TERMINAL)
+            node.returns = np.asarray(game.returns(state), dtype=np.float64)
+            return node, node.returns
+        if game.is_chance(state):
+            node = Node(state, CHANCE)
+            node.visits, node.children = 0, {}  # state_key -> node of each held outcome
+            return node, None
+        node = Node(state, DECISION)
+        node.player = game.to_move(state)
+        node.actions = actions = np.flatnonzero(game.legal_mask(state))
+        if len(actions) == 0:
+            raise ValueError(f"{getattr(game, 'name', 'the game')}: a decision state without legal actions "
+                             "(the game must report it as terminal or chance)")
+        prior, values = self.evaluator(game, state, self.rng)
+        k = len(actions)
+        if prior is None:
+            node.prior = np.full(k, 1.0 / k)
+        else:
+            p = np.asarray(prior, dtype=np.float64)[actions]
+            total = p.sum()
+            node.prior = p / total if total > 0 else np.full(k, 1.0 / k)
+        node.n = np.zeros(k, dtype=np.int64)
+        node.w = np.zeros(k)
+        node.children = [None] * k
+        node.tried = 0
+        node.order = self.rng.permutation(k) if self.config.tree_policy == "uct" else None
+        return node, np.asarray(values, dtype=np.float64)
+
+    # -- tree policy -------------------------------------------------------------------------------
+    def _select(self, node: Node) -> int:
+        c = self.config
+        if c.tree_policy == "uct":
+            if node.tried < len(node.actions):
+                i = int(node.order[node.tried])
+                node.tried += 1
+                return i
+            n = node.n
+            return int(np.argmax(node.w / n + c.c_uct * np.sqrt(math.log(node.visits) / n)))
+        n, total = node.n, node.visits
+        q = np.where(n > 0, node.w / np.maximum(n, 1), c.unvisited_value)
+        rate = math.log((1 + total + c.c_base) / c.c_base) + c.c_init
+        return int(np.argmax(q + rate * node.prior * math.sqrt(total) / (1 + n)))
+
+    def _simulate(self, root: Node) -> None:
+        game, rng, cap = self.game, self.rng, self.config.chance_outcomes
+        path = []  # (node, action index), index -1 for a chance node
+        node = root
+        while True:
+            if node.kind == TERMINAL:
+                values = node.returns
+                break
+            if node.kind == CHANCE:
+                path.append((node, -1))
+                outcome = game.resolve_chance(node.state, rng)
+                key = game.state_key(outcome)
+                held = node.children
+                if key in held:
+                    node = held[key]
+                    continue
+                if len(held) >= cap:
+                    node = list(held.values())[int(rng.random() * len(held))]
+                    continue
+                child, values = self._new_node(outcome)
+                held[key] = node = child
+                if values is None:
+                    continue
+                break
+            i = self._select(node)
+            path.append((node, i))
+            child = node.children[i]
+            if child is None:
+                child, values = self._new_node(game.next_state(node.state, int(node.actions[i])))
+                node.children[i] = child
+                node = child
+                if values is None:
+                    continue
+                break
+            node = child
+        for node, i in path:
+            node.visits += 1
+            if i >= 0:
+                node.n[i] += 1
+                node.w[i] += values[node.player]
+
+    # -- public --------------------------------------------------------------------------------------
+    def _root_for(self, state) -> Node:
+        key = self.game.state_key(state)
+        root = self.root
+        if root is not None and root.kind == CHANCE:
+            root = root.children.get(key)
+        if root is None or self.game.state_key(root.state) != key:
+            root, _ = self._new_node(state)
+        if root.kind != DECISION:
+            raise ValueError("search needs a state where a player chooses (not a terminal or chance state)")
+        return root
+
+    def search(self, state) -> SearchResult:
+        """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
+        holds ``state``) and return the root's statistics."""
+        root = self.root = self._root_for(state)
+        c = self.config
+        if c.tree_policy == "puct" and c.dirichlet_alpha > 0:
+            if root.clean_prior is None:
+                root.clean_prior = root.prior
+            noise = self.rng.dirichlet(np.full(len(root.actions), c.dirichlet_alpha))
+            root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
+        for _ in range(c.simulations):
+            self._simulate(root)
+        size = self.game.action_space_size
+        visits, q = np.zeros(size, dtype=np.int64), np.zeros(size)
+        visits[root.actions] = root.n
+        q[root.actions] = np.where(root.n > 0, root.w / np.maximum(root.n, 1), 0.0)
+        return SearchResult(visits, q, root.player)
+
+    def advance(self, action: int) -> None:
+        """Keep the subtree below ``action`` of the last searched root (nothing if never tried)."""
+        root = self.root
+        if root is None or root.kind != DECISION:
+            self.root = None
+            return
+        where = np.flatnonzero(root.actions == int(action))
+        self.root = root.children[int(where[0])] if len(where) else None
+
+    def reset(self) -> None:
+        """Forget the tree."""
+        self.root = None
+
+
+def visit_distribution(visits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Visit counts turned into move probabilities ``N^(1/T) / sum N^(1/T)``, float64 ``(A,)``;
+    ``temperature=0`` puts all mass on the most visited action (lowest index on ties)."""
+    visits = np.asarray(visits, dtype=np.float64)
+    if visits.sum() <= 0:
+        raise ValueError("no visits to turn into a distribution")
+    if temperature == 0:
+        out = np.zeros_like(visits)
+        out[int(np.argmax(visits))] = 1.0
+        return out
+    scaled = (visits / visits.max()) ** (1.0 / temperature)
+    return scaled / scaled.sum()

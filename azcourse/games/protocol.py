@@ -1,0 +1,135 @@
+"""The game layer: one small interface that search, agents and play loops use for every game.
+
+This is the "state manager" of the Hex assignment: all game logic lives behind it, and the generic
+search (``azcourse.games.mcts``) knows nothing else about a game.
+
+Contract
+--------
+States
+    A state is an opaque value owned by the game. It is never mutated after it is made: every
+    method that returns a state returns a new one (or an unchanged input), so a search may keep
+    states in its tree and share them freely. ``state_key(state)`` gives a hashable key that is
+    equal for equal positions (the search uses it to recognise a position it already holds).
+Players
+    Players are numbered ``0 .. num_players - 1``. ``to_move(state)`` is the player who chooses the
+    next action. Nothing assumes that turns alternate: the same player may move twice in a row
+    (Azul across a round boundary, a pass in Othello), so a search must always ask ``to_move``.
+Actions
+    The action space is fixed: ``action_space_size`` (A) integers ``0 .. A - 1`` for every state
+    of the game, so a network can have one policy output per action. ``legal_mask(state)`` is a
+    ``bool`` array of shape ``(A,)``; it has at least one True entry at a decision state and none
+    at a terminal or chance state. ``next_state(state, action)`` plays a legal action for
+    ``to_move(state)`` and raises ``ValueError`` for an illegal one.
+Chance
+    A state where nature moves (Azul's refill of the factories) is a *chance state*:
+    ``is_chance(state)`` is True, it has no legal action, and ``resolve_chance(state, rng)`` draws
+    one outcome with the caller's ``numpy.random.Generator``. Outcomes are sampled, never
+    enumerated: Azul's refill has far too many. A game without chance returns False and raises in
+    ``resolve_chance``.
+End and results
+    ``is_terminal(state)`` is True once the game is over. ``returns(state)`` is a float64 array of
+    shape ``(num_players,)``: for a terminal state each player's result (+1 win, -1 loss, 0 draw
+    or shared victory, for two-player games); all zeros before the end. Results are per player,
+    so a search backs up ``returns[p]`` for the player ``p`` who chose at each node and never
+    negates values.
+Encoding and text
+    ``encode(state)`` is a float32 array of shape ``encoding_shape``, the network input; it tells
+    who is to move (a view from the mover, or an explicit player indicator). ``render(state)`` is a multi-line string for a terminal.
+    ``action_to_text(state, action)`` names an action the way a person types it, and
+    ``parse_action(state, text)`` reads such text back, raising ``IllegalAction`` with a sentence
+    saying why when the text is not a legal action here.
+
+``check_action(game, state, action)`` below is the shared legality check implementations use.
+"""
+from __future__ import annotations
+
+from typing import Hashable, Protocol, runtime_checkable
+
+import numpy as np
+
+
+class IllegalAction(ValueError):
+    """An action, or a person's text for one, that is not legal in this state; the message says why."""
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What a game provides; see the module docstring for the full contract.
+
+    Attributes:
+        name: short name, e.g. ``"hex5"``.
+        num_players: number of players P (players are ``0 .. P - 1``).
+        action_space_size: number of actions A (fixed for the game).
+        encoding_shape: shape of ``encode(state)``.
+    """
+
+    name: str
+    num_players: int
+    action_space_size: int
+    encoding_shape: tuple[int, ...]
+
+    def initial_state(self, rng: np.random.Generator | None = None):
+        """The start of a game. Games with a random setup (Azul's deal) draw from ``rng``."""
+
+    def to_move(self, state) -> int:
+        """The player (0-based) who chooses the next action at a decision state."""
+
+    def legal_mask(self, state) -> np.ndarray:
+        """``bool`` array of shape ``(action_space_size,)``: True where an action is legal."""
+
+    def next_state(self, state, action: int):
+        """The new state after ``to_move(state)`` plays ``action``; ``state`` is left unchanged.
+
+        Raises:
+            ValueError: ``action`` is not legal in ``state``.
+        """
+
+    def is_terminal(self, state) -> bool:
+        """True when the game is over."""
+
+    def returns(self, state) -> np.ndarray:
+        """float64 array ``(num_players,)``: each player's final result; zeros before the end."""
+
+    def is_chance(self, state) -> bool:
+        """True when nature moves next (no player chooses)."""
+
+    def resolve_chance(self, state, rng: np.random.Generator):
+        """One random outcome of a chance state, drawn with ``rng``."""
+
+    def state_key(self, state) -> Hashable:
+        """A hashable key, equal exactly for equal positions."""
+
+    def encode(self, state) -> np.ndarray:
+        """float32 array of shape ``encoding_shape``: the network input."""
+
+    def render(self, state) -> str:
+        """The position as text for a terminal."""
+
+    def action_to_text(self, state, action: int) -> str:
+        """How a person names ``action`` (what ``parse_action`` reads back)."""
+
+    def parse_action(self, state, text: str) -> int:
+        """The legal action that ``text`` names.
+
+        Raises:
+            IllegalAction: the text is malformed or names an illegal action; the message says why.
+        """
+
+
+def check_action(game: Game, state, action: int) -> int:
+    """``action`` as an int if it is legal in ``state``.
+
+    Raises:
+        ValueError: the game is over, nature moves next, the index is outside the action space, or
+            the action is not legal here.
+    """
+    action = int(action)
+    if game.is_terminal(state):
+        raise ValueError("illegal action: the game is over")
+    if game.is_chance(state):
+        raise ValueError("illegal action: nature moves next (use resolve_chance)")
+    if not 0 <= action < game.action_space_size:
+        raise ValueError(f"illegal action: {action} is outside 0..{game.action_space_size - 1}")
+    if not game.legal_mask(state)[action]:
+        raise ValueError(f"illegal action: {game.action_to_text(state, action)} is not legal here")
+    return action
