@@ -48,7 +48,7 @@ def _execute(nb, client_class, **kw):
 
 def _display_texts(cell) -> list[str]:
     """The cell's text-only displays (a bar's final line; not a figure, which has an image too)."""
-    return [out.data["text/plain"] for out in cell.outputs
+    return [out.data["text/plain"] for out in cell.get("outputs", [])
             if out.output_type == "display_data" and set(out.data) == {"text/plain"}]
 
 
@@ -105,7 +105,7 @@ def test_a_graded_notebook_saves_readable_progress_lines():
     path = REPO_ROOT / "solutions" / "ttt2_selfplay" / "ttt2_selfplay.ipynb"
     nb = _execute(nbformat.read(path, as_version=4), CappedClient,
                   resources={"metadata": {"path": str(path.parent)}}, env={"NBGRADER_EXECUTION": "autograde"})
-    assert not [out for cell in nb.cells for out in cell.outputs if out.output_type == "error"]
+    assert not [out for cell in nb.cells for out in cell.get("outputs", []) if out.output_type == "error"]
     assert WIDGET_VIEW not in nbformat.writes(nb)
     lines = [LINE.match(text) for cell in nb.cells if "progress(" in cell.source for text in _display_texts(cell)]
     assert [line and line["desc"] for line in lines] == ["AlphaZero iterations", "deep-search rounds", "matches"]
