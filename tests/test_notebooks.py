@@ -124,6 +124,14 @@ def test_solution_runs_top_to_bottom_without_errors_or_stderr(executed_solution,
     assert not [s for s in stderr if "warn" in s[2].lower()], f"library warnings: {stderr}"
 
 
+@pytest.mark.parametrize("assignment, notebook", NOTEBOOKS)
+def test_solution_saves_no_widget_views(executed_solution, assignment, notebook):
+    """Progress bars (azcourse.progress) end as text lines: a saved widget view would read "0%", or
+    "Error displaying widget", in the autograded notebook and the feedback."""
+    nb = executed_solution(assignment, notebook)
+    assert "application/vnd.jupyter.widget-view+json" not in nbformat.writes(nb)
+
+
 def test_azul_play_loop_refuses_bad_codes_and_plays_a_scripted_game(executed_solution):
     """Not interactive (as under the autograder): the scripted player's bad code is refused with its
     reason, help and board work, three moves are played and quit ends the game cleanly; the switch

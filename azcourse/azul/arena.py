@@ -153,19 +153,19 @@ def summarize(spec_a, spec_b, games, seed, records, wall_s, workers) -> dict:
 def run_arena(spec_a: str, spec_b: str, games: int = 100, seed: int = 0, workers: int | None = None,
               progress: bool = True) -> dict:
     """Play ``games`` games of ``spec_a`` against ``spec_b``; returns the summary dict (A's view)."""
-    from tqdm.auto import tqdm
+    from ..progress import progress as progress_bar  # the parameter `progress` turns it on
     workers = workers or os.cpu_count() or 1
     jobs = [(i, seed) for i in range(games)]
     t0 = time.time()
     records = []
     if workers <= 1:
         _init_worker(spec_a, spec_b)
-        for job in tqdm(jobs, desc=f"{spec_a} vs {spec_b}", disable=not progress, leave=False):
+        for job in progress_bar(jobs, desc=f"{spec_a} vs {spec_b}", disable=not progress, leave=False):
             records.append(_play_indexed(job))
     else:
         with mp.get_context("spawn").Pool(workers, _init_worker, (spec_a, spec_b)) as pool:
-            for rec in tqdm(pool.imap_unordered(_play_indexed, jobs, chunksize=max(1, games // (workers * 20))),
-                            total=games, desc=f"{spec_a} vs {spec_b}", disable=not progress, leave=False):
+            for rec in progress_bar(pool.imap_unordered(_play_indexed, jobs, chunksize=max(1, games // (workers * 20))),
+                                    total=games, desc=f"{spec_a} vs {spec_b}", disable=not progress, leave=False):
                 records.append(rec)
     records.sort(key=lambda r: r["index"])
     return summarize(spec_a, spec_b, games, seed, records, time.time() - t0, workers)

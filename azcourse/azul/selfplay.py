@@ -10,7 +10,7 @@ Both return plain numpy arrays, so they run in worker processes without JAX:
   viewpoint of the player to move at that position (outcome +1 win, -1 loss, 0 shared victory).
 
 ``play_game`` plays one game; ``generate`` runs many in a ``multiprocessing`` pool ("spawn"), with a
-tqdm bar.
+progress bar (``azcourse.progress``).
 """
 from __future__ import annotations
 
@@ -137,11 +137,11 @@ def _work(args):
 def generate(spec: GameSpec, params: Mapping | None, seeds, workers: int = 1,
              chunk: int = 4, progress: bool = True, desc: str = "games"):
     """Play ``len(seeds)`` games; returns concatenated ``(boards, policy, value)``."""
-    from tqdm.auto import tqdm
+    from ..progress import progress as progress_bar  # the parameter `progress` turns it on
     seeds = list(seeds)
     jobs = [(spec, params, seeds[i:i + chunk]) for i in range(0, len(seeds), chunk)]
     parts = []
-    bar = tqdm(total=len(seeds), desc=desc, disable=not progress, leave=False)
+    bar = progress_bar(total=len(seeds), desc=desc, disable=not progress, leave=False)
     if workers <= 1:
         for job in jobs:
             parts.append(_work(job))

@@ -214,9 +214,9 @@ def _paths(config: TrainConfig):
 
 
 def _fit(step, params, opt_state, replay, rng, n_steps, batch_size, progress, desc):
-    from tqdm.auto import tqdm
+    from ..progress import progress as progress_bar  # the parameter `progress` turns it on
     pls, vls = [], []
-    for _ in tqdm(range(n_steps), desc=desc, disable=not progress, leave=False):
+    for _ in progress_bar(range(n_steps), desc=desc, disable=not progress, leave=False):
         x, pi, z = replay.sample(rng, batch_size)
         params, opt_state, pl, vl = step(params, opt_state, x, pi, z)
         pls.append(float(pl))
