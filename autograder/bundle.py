@@ -190,16 +190,15 @@ def dependencies(notebook: Path) -> tuple[list[Path], list[str]]:
 
 # ----------------------------------------------------------------------------- the bundle
 
-def _pins() -> dict[str, str]:
-    """{lower-case package name: its ``name==version`` line} of requirements-student.txt."""
-    lines = [line.strip() for line in STUDENT_REQUIREMENTS.read_text().splitlines()]
-    return {line.split("==")[0].lower(): line for line in lines if line and not line.startswith("#")}
-
-
 def _direct_pins() -> list[str]:
-    """Pins of the first section of requirements-student.txt (the direct dependencies)."""
-    section = STUDENT_REQUIREMENTS.read_text().split("\n# ", 2)
-    return [line for line in section[1].splitlines()[1:] if "==" in line]
+    """Pins of the section ``# Direct dependencies ...`` of requirements-student.txt."""
+    direct, found = False, []
+    for line in STUDENT_REQUIREMENTS.read_text().splitlines():
+        if line.startswith("#"):
+            direct = line.startswith("# Direct dependencies")
+        elif direct and "==" in line:
+            found.append(line.strip())
+    return found
 
 
 def bundle_files(assignment: str, release_dir: Path = RELEASE_DIR) -> dict[str, bytes]:

@@ -110,7 +110,7 @@ def problems(nb) -> list[str]:
                 found.append(f"{_name(index, cell)}: no answer yet ({what} cell still holds "
                              f"{'YOUR CODE HERE' if cell.cell_type == 'code' else TEXT_STUB})")
         elif is_grade(cell) and cell.cell_type == "code" and (why := _failure(cell)):
-            found.append(f"{_name(index, cell)}: test failed: {_plain(why)}")
+            found.append(f"{_name(index, cell)}: test failed: {_plain(why).rstrip(':')}")
     return found
 
 
