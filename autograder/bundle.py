@@ -76,8 +76,8 @@ Open the notebook from this folder: it imports the files next to it.
 this folder. Upload `{assignment}.zip` with the *Files* pane, then run in a new cell at the top:
 `!unzip -q -o /content/{assignment}.zip -d /content` and
 `%pip install -q {colab_pins}`.
-Restart the session (*Runtime > Restart session*), run `%cd /content/{assignment}` in that cell,
-and work down the notebook. Delete the cell before you download the notebook to hand it in.
+Restart the session (*Runtime > Restart session*), run `%cd /content/{assignment}` in a second
+new cell, and work down the notebook. Delete both cells before you download the notebook to hand in.
 
 **Check your work.** Save the notebook, then run `python validate.py {notebook}` in this folder
 (on Colab: `!python validate.py {notebook}`). It runs the whole notebook in a fresh kernel, as the
@@ -95,7 +95,7 @@ class BundleError(GraderError):
 
 # ----------------------------------------------------------------------------- what a notebook imports
 
-def _code(source: str) -> str:
+def cell_code(source: str) -> str:
     """Cell source with IPython magics and shell lines (``%...``, ``!...``) replaced by ``pass``."""
     lines = []
     for line in source.splitlines():
@@ -118,7 +118,7 @@ def _package_of(path: Path) -> str:
     return ".".join(path.parent.relative_to(REPO_ROOT).parts)
 
 
-def _imported_names(tree: ast.AST, package: str) -> set[str]:
+def imported_names(tree: ast.AST, package: str) -> set[str]:
     """Absolute dotted names a parsed module may import (``from a import b`` gives ``a`` and ``a.b``,
     since ``b`` may be a submodule); relative imports resolved against ``package``."""
     names = set()
@@ -166,25 +166,23 @@ def dependencies(notebook: Path) -> tuple[list[Path], list[str]]:
     for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
         if cell.cell_type == "code":
             try:
-                trees.append((ast.parse(_code(cell.source)), "", f"{notebook.name} cell {index}"))
+                trees.append((ast.parse(cell_code(cell.source)), "", f"{notebook.name} cell {index}"))
             except SyntaxError as exc:
                 raise BundleError(f"{notebook} cell {index} is not valid Python ({exc.msg}, line {exc.lineno}): "
                                   "cannot compute what it imports") from exc
-    files, literals, seen = set(), set(), set()
+    files, literals = set(), set()
     while trees:
         tree, package, where = trees.pop()
         literals |= _string_literals(tree)
-        for name in sorted(_imported_names(tree, package)):
+        for name in sorted(imported_names(tree, package)):
             for path in _project_files(name, where):
-                if path not in seen:
-                    seen.add(path)
+                if path not in files:
                     files.add(path)
                     trees.append((ast.parse(path.read_text(), str(path)), _package_of(path),
                                   str(path.relative_to(REPO_ROOT))))
+    models = sorted(folder.name for folder in CKPT_DIR.iterdir() if folder.is_dir()) if CKPT_DIR.is_dir() else []
     # A model is named by its folder ("azul_strong") or its short name ("strong"), as model_dir reads it.
-    checkpoints = sorted(folder.name for folder in CKPT_DIR.iterdir() if folder.is_dir()
-                         and (folder.name in literals or folder.name.removeprefix("azul_") in literals)) \
-        if CKPT_DIR.is_dir() else []
+    checkpoints = [name for name in models if name in literals or name.removeprefix("azul_") in literals]
     return sorted(files), checkpoints
 
 
