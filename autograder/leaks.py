@@ -10,6 +10,9 @@
   but the notebooks; distributed solutions must contain no hidden-test line.
 * ``judge_lines``: the source lines of the hidden-test judges (``*_checks.py``, ``_report.py``),
   which never enter a kernel (only the probe modules do), minus lines the kernel has anyway.
+* ``secret_runs``: runs of consecutive solution, hidden-test and judge lines; the student bundle
+  (``autograder/bundle.py``) looks for them in the framework modules it ships, which may share a
+  single idiomatic line with a solution but never a copied block.
 * ``leaking_feedback`` / ``scan_feedback``: feedback HTML must contain no hidden-test line, no
   judge line and no solution line, except lines the student wrote themselves (text that a
   student typed into their notebook is theirs, whatever it says).
