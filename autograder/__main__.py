@@ -9,6 +9,7 @@
     python -m autograder leaks                        # scan release/, solutions/, feedback/
     python -m autograder demo                         # build, grade the example submissions, print grades
     python -m autograder doctor                       # can student code be isolated here? if not, why
+    python -m autograder bundle [ASSIGNMENT ...] [--output DIR]   # what students receive, one zip each
 
 By default the course is this pack, nbgrader's course root being the repository root (gradebook
 gradebook.db, configuration nbgrader_config.py); ``--workspace DIR``
@@ -86,6 +87,9 @@ def main(argv=None) -> int:
     p = sub.add_parser("demo", help="build, grade the example submissions, print the grade table")
     p.add_argument("--jobs", type=int, default=0)
     sub.add_parser("doctor", help="say whether student code can be isolated here, and how to fix it if not")
+    p = sub.add_parser("bundle", help="per assignment, a zip of what a student receives (dist/student/)")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--output", help="folder for the zips (default dist/student/)")
     args = parser.parse_args(argv)
     try:
         if args.command == "doctor":
@@ -95,6 +99,11 @@ def main(argv=None) -> int:
             return 0 if diagnosis.ok else 1
         if args.command == "demo":
             return demo(args)
+        if args.command == "bundle":
+            from . import bundle
+            for path in bundle.write_bundles(args.assignments, args.output or bundle.DEFAULT_OUTPUT):
+                print(f"wrote {path} (leak scan clean)")
+            return 0
         course = _course(args)
         if args.command == "build":
             pipeline.build(course)

@@ -10,6 +10,9 @@
   but the notebooks; distributed solutions must contain no hidden-test line.
 * ``judge_lines``: the source lines of the hidden-test judges (``*_checks.py``, ``_report.py``),
   which never enter a kernel (only the probe modules do), minus lines the kernel has anyway.
+* ``secret_runs``: runs of consecutive solution, hidden-test and judge lines; the student bundle
+  (``autograder/bundle.py``) looks for them in the framework modules it ships, which may share a
+  single idiomatic line with a solution but never a copied block.
 * ``leaking_feedback`` / ``scan_feedback``: feedback HTML must contain no hidden-test line, no
   judge line and no solution line, except lines the student wrote themselves (text that a
   student typed into their notebook is theirs, whatever it says).
@@ -26,6 +29,7 @@ from .reference import REPO_ROOT
 MARKERS = {"### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"}
 MARKER_LIKE = re.compile(r"^\s*#+\s*(BEGIN|END)\b.*\b(SOLUTION|HIDDEN|TEST)", re.IGNORECASE)
 MIN_SECRET_CHARS = 12
+RUN_LINES = 3  # consecutive secret lines that make a copied block (see secret_runs)
 
 
 class MarkerError(ValueError):
@@ -126,21 +130,62 @@ def secret_lines(source_dir) -> tuple[set, set]:
 def judge_lines() -> set:
     """Normalised source lines of the judges (grader side only), minus those of the probe modules
     (which the kernel receives), comments and trivial lines."""
-    from .probes import PROBE_MODULE_PATTERNS
-
-    folder = REPO_ROOT / "autograder"
-    shipped = {path for pattern in PROBE_MODULE_PATTERNS for path in folder.glob(pattern)}
-    judges = (set(folder.glob("*_checks.py")) | {folder / "_report.py"}) - shipped
+    judges, shipped = _judge_files()
     lines = lambda paths: {_norm(line) for path in paths for line in path.read_text().splitlines()}  # noqa: E731
     return {t for t in lines(judges) - lines(shipped) if len(t) >= MIN_SECRET_CHARS and not t.startswith("#")}
 
 
+def _judge_files() -> tuple[set, set]:
+    """(judge files, probe modules) of autograder/: the kernel receives only the probe modules."""
+    from .probes import PROBE_MODULE_PATTERNS
+
+    folder = REPO_ROOT / "autograder"
+    shipped = {path for pattern in PROBE_MODULE_PATTERNS for path in folder.glob(pattern)}
+    return (set(folder.glob("*_checks.py")) | {folder / "_report.py"}) - shipped, shipped
+
+
+def significant(lines) -> list:
+    """The normalised lines that could tell a secret (no blank, trivial or comment line), in order."""
+    normed = (_norm(line) for line in lines)
+    return [t for t in normed if len(t) >= MIN_SECRET_CHARS and not t.startswith("#")]
+
+
+def secret_runs(source_dir, length: int = RUN_LINES) -> dict:
+    """{run of `length` consecutive significant lines: kind} of every solution region and hidden-test
+    region of the source notebooks and of every judge file. Framework code may share an idiomatic
+    line with a solution or a judge (``for row in range(5):``); a block copied from one shares a run."""
+    runs = {}
+    blocks = [(significant(path.read_text().splitlines()), "grader (judge)") for path in _judge_files()[0]]
+    for path in sorted(Path(source_dir).glob("*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            regions = {"solution": [], "hidden": []}
+            for line, region in _regions(cell.source):
+                region = "solution" if _whole_solution(cell) else region
+                if region in regions:
+                    regions[region].append(line)
+            blocks += [(significant(regions["solution"]), "solution"), (significant(regions["hidden"]), "hidden-test")]
+    for lines, kind in blocks:
+        runs.update({tuple(lines[i:i + length]): kind for i in range(len(lines) - length + 1)})
+    return runs
+
+
+def text_lines(text: str) -> set:
+    """Normalised lines of a text."""
+    return {_norm(line) for line in text.splitlines()}
+
+
 def notebook_lines(path) -> set:
     """Normalised lines of every cell source and text output of a notebook file."""
+    return notebook_text_lines(Path(path).read_text(errors="replace"))
+
+
+def notebook_text_lines(text: str) -> set:
+    """Normalised lines of every cell source and text output of a notebook's JSON text (of the text
+    itself, line by line, if it is not JSON)."""
     try:
-        nb = json.loads(Path(path).read_text())
+        nb = json.loads(text)
     except ValueError:
-        return {_norm(line) for line in Path(path).read_text(errors="replace").splitlines()}
+        return text_lines(text)
     return cell_lines(nb)
 
 

@@ -1,0 +1,347 @@
+"""The student bundle (``python -m autograder bundle``): exactly what a student receives, nothing secret,
+and it works on its own.
+
+Fast tests: the exact files of each bundle, no grader path, a clean leak scan, planted leaks caught
+(in temporary copies), ``requirements-student.txt`` pins equal to ``requirements.txt`` without the
+instructor's tools, ``validate.py``'s nbgrader semantics on prepared notebooks.
+
+The slow test installs the bundles as a student would: unzipped into an empty folder, a fresh venv
+per supported Python, ``pip install -r requirements.txt`` from the bundle, nothing of this checkout
+on ``sys.path``. On the Python running this suite it completes each of the three release notebooks
+with the reference answers and runs ``validate.py`` on it (exit 0, success line) and on the blank
+release notebook (exit 1, every unfilled cell named). On the other supported Pythons found on the
+machine it checks the install, the imports of all three bundles and ``validate.py`` on ttt1 (blank
+and completed). Measured on 2 cores: 3.6 minutes in all this way (3.11 running the suite: 2 minutes,
+30 s of it the install; 3.12 and 3.13: 45 s each); all three notebooks on every Python pass too but
+take 7.5 minutes, past this test's budget of about 6, and ``tests/test_python_versions.py`` already
+runs the notebooks on the other Pythons.
+"""
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from packaging.utils import canonicalize_name
+from test_python_versions import SUPPORTED, interpreter
+
+from autograder import bundle, leaks
+from autograder.grading_config import REPO_ROOT
+from azcourse import student_validate
+
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play")
+COMMON = ["README.md", "environment.yml", "requirements.txt", "validate.py", "azcourse/__init__.py",
+          "azcourse/visible_checks.py"]
+TTT = ["azcourse/tictactoe/__init__.py", "azcourse/tictactoe/rules.py", "azcourse/tictactoe/tree_plots.py"]
+EXPECTED = {
+    "ttt1_mcts": COMMON + TTT + ["ttt1_mcts.ipynb"],
+    "ttt2_selfplay": COMMON + TTT + ["ttt2_selfplay.ipynb", "azcourse/tictactoe/fast_inference.py",
+                                     "azcourse/tictactoe/matches.py", "azcourse/tictactoe/minimax.py"],
+    "azul3_play": COMMON + ["azul3_play.ipynb", "Azul_Simulator.py", "Azul_Visuals.py", "azcourse/azul/__init__.py",
+                            "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
+                            "azcourse/azul/network.py", "azcourse/azul/search.py", "azcourse/azul_agents.py",
+                            "azcourse/azul_terminal.py"]
+                  + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
+                     for name in ("card.json", "params.msgpack", "train_log.jsonl")],
+}
+INSTRUCTOR_ONLY = {"nbgrader", "psycopg2-binary", "pytest", "hypothesis", "playwright", "alembic", "sqlalchemy",
+                   "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz"}
+
+
+def pins(path: Path) -> dict:
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    return {canonicalize_name(line.split("==")[0]): line.split("==")[1]
+            for line in lines if line and not line.startswith("#")}
+
+
+@pytest.fixture(scope="module")
+def zips(tmp_path_factory) -> dict:
+    """{assignment: zip path}, written by the real command into a temporary folder."""
+    output = tmp_path_factory.mktemp("dist")
+    return {path.stem: path for path in bundle.write_bundles(None, output)}
+
+
+def zip_files(path: Path) -> dict:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
+
+
+# ----------------------------------------------------------------------------- contents
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_bundle_holds_exactly_what_its_notebook_needs(zips, assignment):
+    names = sorted(zip_files(zips[assignment]))
+    assert names == sorted(f"{assignment}/{name}" for name in EXPECTED[assignment])
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_bundle_copies_are_the_committed_files(zips, assignment):
+    files = zip_files(zips[assignment])
+    sources = {f"{assignment}/{assignment}.ipynb": REPO_ROOT / "release" / assignment / f"{assignment}.ipynb",
+               f"{assignment}/requirements.txt": REPO_ROOT / "requirements-student.txt",
+               f"{assignment}/validate.py": REPO_ROOT / "azcourse" / "student_validate.py"}
+    sources.update({name: REPO_ROOT / name.split("/", 1)[1] for name in files
+                    if name.endswith(".py") and not name.endswith("/validate.py")})
+    for name, source in sources.items():
+        assert files[name] == source.read_bytes(), name
+
+
+def test_zip_has_one_top_folder_and_the_same_inputs_give_the_same_bytes(zips, tmp_path):
+    for assignment, path in zips.items():
+        with zipfile.ZipFile(path) as archive:
+            assert {name.split("/")[0] for name in archive.namelist()} == {assignment}
+        again = bundle.write_bundle(assignment, tmp_path)
+        assert again.read_bytes() == path.read_bytes(), assignment
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_grader_path_and_the_leak_scan_is_clean(zips, assignment):
+    files = zip_files(zips[assignment])
+    assert [name for name in files if bundle.forbidden(name)] == []
+    assert not any(part in ("autograder", "solutions", "assignments") for name in files for part in name.split("/"))
+    assert bundle.scan(files) == []
+
+
+def test_forbidden_paths():
+    assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/autograder/ttt_probes.py")
+    assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/solutions/ttt1_mcts/ttt1_mcts.ipynb")
+    assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/assignments/ttt1_mcts/ttt1_mcts.ipynb")
+    assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/azcourse/ttt_checks.py")
+    assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/ttt_cases.py")
+    assert "judge, case data or probe" in bundle.forbidden("azul3_play/lib/azul_probes.py")
+    assert bundle.forbidden("ttt1_mcts/azcourse/visible_checks.py") is None  # the notebooks' own visible checks
+
+
+def release_copy(tmp_path: Path, assignment: str, extra_cell: str) -> Path:
+    """A copy of release/ with one code cell appended to an assignment's notebook (the real files stay)."""
+    release = tmp_path / "release"
+    (release / assignment).mkdir(parents=True)
+    nb = nbformat.read(REPO_ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(extra_cell))
+    nbformat.write(nb, release / assignment / f"{assignment}.ipynb")
+    return release
+
+
+def test_a_planted_hidden_test_line_is_caught_and_nothing_is_written(tmp_path):
+    hidden, _ = leaks.secret_lines(REPO_ROOT / "assignments")
+    line = sorted(hidden)[0]
+    release = release_copy(tmp_path, "ttt1_mcts", line)
+    with pytest.raises(bundle.BundleError, match="would leak") as caught:
+        bundle.write_bundle("ttt1_mcts", tmp_path / "out", release)
+    assert f"ttt1_mcts/ttt1_mcts.ipynb: contains a hidden-test line: {line!r}" in str(caught.value)
+    assert not (tmp_path / "out" / "ttt1_mcts.zip").exists()
+
+
+def test_a_solution_block_copied_into_a_module_is_caught_but_an_idiomatic_line_is_not():
+    solution = nbformat.read(REPO_ROOT / "solutions" / "azul3_play" / "azul3_play.ipynb", as_version=4)
+    cell = next(c for c in solution.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "legal_takes")
+    files = bundle.bundle_files("azul3_play")
+    planted = {**files, "azul3_play/azcourse/helpers.py": cell.source.encode()}
+    assert any("azcourse/helpers.py: contains a block of solution lines" in p for p in bundle.scan(planted))
+    # `for row in range(5):` is a solution line and an engine line: alone, it tells nothing
+    idiom = {**files, "azul3_play/azcourse/helpers.py": b"for row in range(5):\n    pass\n"}
+    assert bundle.scan(idiom) == []
+
+
+def test_a_notebook_that_imports_the_grader_is_refused(tmp_path):
+    release = release_copy(tmp_path, "ttt1_mcts", "from autograder.ttt_checks import check_select_action")
+    with pytest.raises(bundle.BundleError, match="imports autograder.ttt_checks: the grader's package never ships"):
+        bundle.write_bundle("ttt1_mcts", tmp_path / "out", release)
+
+
+def test_imports_are_followed_through_magics_and_relative_imports(tmp_path):
+    release = release_copy(tmp_path, "ttt1_mcts", "%matplotlib inline\n!ls\nimport azcourse.azul\n")
+    modules, checkpoints = bundle.dependencies(release / "ttt1_mcts" / "ttt1_mcts.ipynb")
+    names = {str(path.relative_to(REPO_ROOT)) for path in modules}
+    # azcourse/azul/__init__.py imports .checkpoints, which imports Azul_Simulator and .network, ...
+    assert {"azcourse/azul/__init__.py", "azcourse/azul/checkpoints.py", "azcourse/azul/network.py",
+            "azcourse/azul/features.py", "Azul_Simulator.py"} <= names
+    # ... and names the models "baseline" and "strong" (MODEL_AGENTS)
+    assert checkpoints == ["azul_baseline", "azul_strong"]
+
+
+def test_missing_release_and_unknown_assignment_are_clear_errors(tmp_path):
+    with pytest.raises(bundle.BundleError, match="no release notebook in .*run `python -m autograder build` first"):
+        bundle.bundle_files("ttt1_mcts", tmp_path)
+    with pytest.raises(bundle.BundleError, match="no assignment 'ttt9' in assignments/"):
+        bundle.bundle_files("ttt9")
+
+
+def test_readme_gives_each_route_and_how_to_validate(zips):
+    text = zip_files(zips["azul3_play"])["azul3_play/README.md"].decode()
+    for route in ("**pip.**", "**conda.**", "**Colab.**", "**Check your work.**", "**Hand in**"):
+        assert route in text
+    assert "python validate.py azul3_play.ipynb" in text and "pip install -r requirements.txt" in text
+    colab = text.split("%pip install -q ")[1].split("`")[0].split()
+    assert "jax==0.10.2" in colab and not any(p.startswith(("jupyterlab", "ipykernel", "nbclient")) for p in colab)
+    env = zip_files(zips["azul3_play"])["azul3_play/environment.yml"].decode()
+    assert "- -r requirements.txt" in env and "-e ." not in env
+
+
+# ----------------------------------------------------------------------------- requirements-student.txt
+
+def test_student_pins_equal_the_course_pins_without_the_instructor_tools():
+    student, course = pins(REPO_ROOT / "requirements-student.txt"), pins(REPO_ROOT / "requirements.txt")
+    assert {name: version for name, version in student.items() if course.get(name) != version} == {}
+    assert INSTRUCTOR_ONLY <= set(course)
+    assert INSTRUCTOR_ONLY & set(student) == set()
+
+
+def test_student_pins_cover_every_import_of_what_ships(zips):
+    """Each third-party module imported by a shipped notebook, module or validate.py comes from a
+    package pinned in requirements-student.txt (dist names from this venv's installed metadata)."""
+    import ast
+    from importlib.metadata import packages_distributions
+
+    student = set(pins(REPO_ROOT / "requirements-student.txt"))
+    providers = packages_distributions()
+    missing = set()
+    for path in zips.values():
+        for name, content in zip_files(path).items():
+            if name.endswith(".py"):
+                sources = [content.decode()]
+            elif name.endswith(".ipynb"):
+                sources = [bundle.cell_code(c.source) for c in nbformat.reads(content.decode(), as_version=4).cells
+                           if c.cell_type == "code"]
+            else:
+                continue
+            for source in sources:
+                for imported in bundle.imported_names(ast.parse(source), "x"):
+                    top = imported.split(".")[0]
+                    if top in sys.stdlib_module_names or top in ("x", "azcourse", "Azul_Simulator", "Azul_Visuals"):
+                        continue
+                    dists = {canonicalize_name(d) for d in providers.get(top, [])}
+                    if not dists & student:
+                        missing.add((name, top))
+    assert missing == set()
+
+
+# ----------------------------------------------------------------------------- validate.py semantics
+
+def test_validate_checksum_is_nbgraders():
+    from nbgrader.utils import compute_checksum
+
+    for assignment in ASSIGNMENTS:
+        nb = nbformat.read(REPO_ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+        cells = [cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("grade_id")]
+        assert cells
+        assert [student_validate.checksum(c) for c in cells] == [compute_checksum(c) for c in cells]
+        assert all(student_validate.checksum(c) == c.metadata.nbgrader["checksum"] for c in cells
+                   if "checksum" in c.metadata.nbgrader)
+
+
+def blank_ttt1():
+    """ttt1's release notebook as released (no outputs: as if every cell had run without a word)."""
+    return nbformat.read(REPO_ROOT / "release" / "ttt1_mcts" / "ttt1_mcts.ipynb", as_version=4)
+
+
+def cell(nb, grade_id):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_validate_reports_blank_answers_failures_stderr_partial_credit_and_changed_tests():
+    nb = blank_ttt1()
+    found = student_validate.problems(nb)
+    assert "get_next_state: no answer yet (code cell still holds YOUR CODE HERE)" in found
+    assert "q1: no answer yet (written answer cell still holds YOUR ANSWER HERE)" in found
+    assert not any(line.startswith("test_") for line in found)  # not run: no outputs, no failures
+    for answer in ("get_next_state", "get_reward", "select_action", "get_action_prob", "expand_node", "search_iter"):
+        cell(nb, answer).source = "def f():\n    return 1\n"
+    for answer in ("q1", "q2", "q3", "q4"):
+        cell(nb, answer).source = "Because the search visits it most."
+    assert student_validate.problems(nb) == []
+    cell(nb, "test_get_reward").outputs = [nbformat.v4.new_output(
+        "error", ename="AssertionError", evalue="get_reward", traceback=["\x1b[0;31mTraceback", "AssertionError: get_reward(x)"])]
+    cell(nb, "test_select_action").outputs = [nbformat.v4.new_output("stream", name="stderr", text="Warning: slow\n")]
+    cell(nb, "test_expand_node").outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "1.5"})]
+    cell(nb, "test_search_iter").source += "\n# changed"
+    assert student_validate.problems(nb) == [
+        "test_get_reward: test failed: AssertionError: get_reward(x)",
+        "test_select_action: test failed: wrote to stderr: Warning: slow",
+        "test_expand_node: test failed: partial credit: 1.5 of 3 points",
+        "test_search_iter: this test cell was changed: the grader runs its own copy, so undo your change"]
+
+
+def test_validate_cannot_read_is_exit_2(tmp_path, capsys):
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    assert student_validate.main([str(tmp_path / "broken.ipynb")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- as a student installs it
+
+def completed(release_nb: Path, solution_nb: Path, target: Path) -> None:
+    """The release notebook with each answer cell replaced by the same cell (by grade_id) of the solution."""
+    nb = nbformat.read(release_nb, as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(solution_nb, as_version=4).cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    replaced = 0
+    for c in nb.cells:
+        if c.metadata.get("nbgrader", {}).get("solution"):
+            c.source = answers[c.metadata["nbgrader"]["grade_id"]]
+            replaced += 1
+    assert replaced == len(answers) > 0
+    nbformat.write(nb, target)
+
+
+def solution_cells(notebook: Path) -> list[str]:
+    return [c.metadata["nbgrader"]["grade_id"] for c in nbformat.read(notebook, as_version=4).cells
+            if c.metadata.get("nbgrader", {}).get("solution")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", SUPPORTED)
+def test_bundle_installs_and_validates_in_a_fresh_venv(version, zips, tmp_path):
+    current = version == "%d.%d" % sys.version_info[:2]
+    python = sys.executable if current else interpreter(version)
+    if python is None:
+        pytest.skip(f"no Python {version} on this machine (python{version} on PATH or ~/.pyenv/versions/{version}.*)")
+    started = time.monotonic()
+    folders = {}
+    for assignment, path in zips.items():
+        target = tmp_path / "student" / assignment
+        target.parent.mkdir(exist_ok=True)
+        with zipfile.ZipFile(path) as archive:
+            archive.extractall(target.parent)
+        folders[assignment] = target
+    assert sorted(p.name for p in (tmp_path / "student").iterdir()) == sorted(ASSIGNMENTS)
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    venv_python = str(venv / "bin" / "python")
+    env = {**os.environ, "PYTHONPATH": "", "MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu",
+           "NBGRADER_EXECUTION": "autograde", "PATH": os.pathsep.join([str(venv / "bin"), os.environ["PATH"]])}
+    env.pop("VIRTUAL_ENV", None)
+    run = lambda args, cwd, timeout=900: subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,  # noqa: E731
+                                                        timeout=timeout)
+    # the three bundles ship the same requirements: one install serves them all
+    assert len({(folder / "requirements.txt").read_bytes() for folder in folders.values()}) == 1
+    # --no-compile: byte-compiling every installed module would triple the install (105 s instead of
+    # 30 s on 2 cores); the kernel compiles what it imports anyway
+    done = run([venv_python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
+                "-r", "requirements.txt"], folders["ttt1_mcts"], 1500)
+    assert done.returncode == 0, done.stderr[-3000:]
+    installed_s = time.monotonic() - started
+    done = run([venv_python, "-c", "import nbgrader"], folders["ttt1_mcts"])
+    assert done.returncode != 0 and "No module named 'nbgrader'" in done.stderr
+    probe = "import sys, {0}; assert {0}.__file__.startswith(sys.argv[1]), {0}.__file__; print('ok')"
+    for assignment, module in (("ttt1_mcts", "azcourse.tictactoe.tree_plots"),
+                               ("ttt2_selfplay", "azcourse.tictactoe.fast_inference"),
+                               ("azul3_play", "azcourse.azul_terminal")):
+        done = run([venv_python, "-c", probe.format(module), str(folders[assignment])], folders[assignment])
+        assert done.stdout.strip() == "ok", done.stderr[-3000:]
+    for assignment in ASSIGNMENTS if current else ("ttt1_mcts",):
+        folder = folders[assignment]
+        notebook = f"{assignment}.ipynb"
+        completed(folder / notebook, REPO_ROOT / "solutions" / assignment / notebook, folder / f"done_{notebook}")
+        done = run([venv_python, "validate.py", f"done_{notebook}"], folder)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
+        assert done.stdout.strip().endswith(student_validate.SUCCESS)
+        done = run([venv_python, "validate.py", notebook], folder)
+        assert done.returncode == 1, done.stdout[-4000:] + done.stderr[-3000:]
+        assert "VALIDATION FAILED" in done.stdout
+        for grade_id in solution_cells(folder / notebook):
+            assert f"  {grade_id}: no answer yet" in done.stdout, (grade_id, done.stdout)
+    print(f"Python {version}: install {installed_s:.0f} s, total {time.monotonic() - started:.0f} s")
