@@ -16,7 +16,7 @@ from azcourse.hex.config import ACTIVATIONS, OPTIMIZERS, ConfigError, HexConfig,
 from azcourse.hex.oht import GameLayerAgent, ProcessAgent, ProtocolError, OHTAgent, run_series
 from azcourse.hex.replay import ReplayBuffer
 from azcourse.hex.topp import ANETPlayer, round_robin
-from azcourse.hex.train import LOG_FIELDS, train
+from azcourse.hex.train import LOG_FIELDS, rotate_case, train
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "ckpts" / "hex5"
@@ -182,6 +182,34 @@ def test_a_run_folder_of_another_run_or_other_files_is_refused(tmp_path):
         train(HexConfig(**TINY), tmp_path / "other", show_progress=False)
 
 
+def test_rotated_case_is_the_turned_position_with_the_same_winner():
+    game, rng = Hex(5), np.random.default_rng(3)
+    for state in random_states(game, 20, rng):
+        turned = game.from_seed_tuple((state.player + 1, *state.cells[::-1]))
+        d = rng.random(25)
+        x, target = rotate_case(game.encode(state), d)
+        np.testing.assert_array_equal(x, game.encode(turned))
+        np.testing.assert_array_equal(target, d[::-1])
+        full = bytes(v or int(rng.integers(1, 3)) for v in state.cells)  # fill the board at random
+        assert game.has_chain(full, 0) == game.has_chain(full[::-1], 0)
+
+
+def test_train_cli_reads_the_file_takes_flags_and_refuses_bad_ones(tmp_path):
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "azcourse.hex", "train", "--config", str(ROOT / "configs" / "hex_demo.toml"),
+               "--run-dir", str(run), "--board-size", "3", "--episodes", "2", "--save-every", "1",
+               "--search-games", "10", "--hidden-layers", "8"]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 episodes in" in proc.stdout and "anet_0, anet_1, anet_2" in proc.stdout
+    assert load_config(run / "config.toml") == load_config(ROOT / "configs" / "hex_demo.toml", dict(
+        board_size=3, episodes=2, save_every=1, search_games=10, hidden_layers="8"))
+    proc = subprocess.run(command[:-2] + ["--activation", "softmax"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        "python -m azcourse.hex train: activation must be one of sigmoid, tanh, relu, linear")
+
+
 # -- TOPP ------------------------------------------------------------------------------------------------------
 class Scripted:
     """Plays the first legal cell; remembers which seat it had in each game."""
@@ -298,5 +326,6 @@ def test_shipped_hex5_anets_load_and_their_cards_agree():
     with open(SHIPPED / "training_log.csv") as f:
         rows = list(csv.DictReader(f))
     assert [int(r["episode"]) for r in rows] == list(range(1, config.episodes + 1))
-    assert json.loads((anets[-1].path / "card.json").read_text())["training"]["cases_seen"] == sum(
+    per_move = 2 if config.rotate_cases else 1
+    assert json.loads((anets[-1].path / "card.json").read_text())["training"]["cases_seen"] == per_move * sum(
         int(r["moves"]) for r in rows)

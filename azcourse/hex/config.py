@@ -37,6 +37,8 @@ class HexConfig:
         move_choice: actual moves ``"sample"``d from the visit distribution D, or the ``"best"``
             (most visited).
         alternate_start: player 2 opens every other episode (the OHT alternates starters).
+        rotate_cases: also add each case turned by 180 degrees (a symmetry of Hex: each player's
+            two sides swap places), two cases per actual move.
         buffer_size: replay buffer capacity in cases; the oldest case goes first.
         batch_size: cases per minibatch; ``train_steps`` minibatches after each episode.
         learning_rate, optimizer: [learning rate], [optimizer]: adagrad, sgd, rmsprop or adam.
@@ -61,6 +63,7 @@ class HexConfig:
     epsilon_min: float = 0.1
     move_choice: str = "sample"
     alternate_start: bool = True
+    rotate_cases: bool = True
     buffer_size: int = 4000
     batch_size: int = 128
     train_steps: int = 8

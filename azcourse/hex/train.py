@@ -7,7 +7,7 @@ For each episode (actual game):
 2. At each actual move: ``search_games`` UCT search games from the root, each with a rollout by
    the current ANET (epsilon-greedy, ``azcourse.games.evaluators.EpsilonGreedyPolicy``) to the end
    of the game; D = the root's normalised visit counts; the case (encoded root, D) goes into the
-   replay buffer; the actual move is drawn from D (or the most visited, ``move_choice``); the
+   replay buffer (with its 180-degree turn when ``rotate_cases``); the actual move is drawn from D (or the most visited, ``move_choice``); the
    search keeps the subtree under it (``MCTS.advance``).
 3. After the game: ``train_steps`` minibatches from the buffer, each one optax step on the
    cross-entropy between D and ANET's renormalised softmax.
@@ -129,6 +129,14 @@ class _Run:
         self.episode, self.wall_s = int(blob["episode"]), float(blob["wall_s"])
 
 
+def rotate_case(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A case turned by 180 degrees: cell ``i`` becomes cell ``n*n - 1 - i``. The turn swaps each
+    player's two sides, so the turned position is worth the same to both. ``x`` float32
+    ``(2 + 2 n^2,)`` (player bits kept), ``target`` ``(n^2,)``."""
+    cells = x[2:].reshape(-1, 2)[::-1].reshape(-1)
+    return np.concatenate([x[:2], cells]), target[::-1].copy()
+
+
 def play_episode(game: Hex, net: anet.NumpyANET, config: HexConfig, epsilon: float, first_player: int,
                  rng: np.random.Generator, buffer: ReplayBuffer, display: HexDisplay, caption: str) -> HexState:
     """One actual game of on-policy MCTS; adds one case per move to ``buffer``; returns the final state."""
@@ -138,7 +146,10 @@ def play_episode(game: Hex, net: anet.NumpyANET, config: HexConfig, epsilon: flo
     display.show(game, state, caption)
     while not game.is_terminal(state):
         d = visit_distribution(search.search(state).visits, 1.0)
-        buffer.add(game.encode(state), d)
+        x = game.encode(state)
+        buffer.add(x, d)
+        if config.rotate_cases:
+            buffer.add(*rotate_case(x, d))
         if config.move_choice == "sample":
             action = int(rng.choice(len(d), p=d))
         else:
