@@ -157,6 +157,14 @@ def test_tiny_run_caches_k_anets_with_cards_the_first_untrained(tmp_path):
     assert all(int(r["winner"]) in (1, 2) and int(r["buffer"]) <= 50 for r in rows)
 
 
+def test_display_shows_every_actual_game_when_switched_on(tmp_path, capsys):
+    train(HexConfig(**{**TINY, "episodes": 2, "display": True}), tmp_path / "run", show_progress=False)
+    out = capsys.readouterr().out
+    assert "episode 1" in out and "episode 2" in out and out.count("has won.") == 2
+    train(HexConfig(**{**TINY, "episodes": 3}), tmp_path / "run", show_progress=False)
+    assert "episode 3" not in capsys.readouterr().out
+
+
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path):
     whole = train(HexConfig(**TINY), tmp_path / "whole", show_progress=False)
     train(HexConfig(**{**TINY, "episodes": 1}), tmp_path / "split", show_progress=False)  # "interrupted" after 1
@@ -218,7 +226,7 @@ class Scripted:
         self.game, self.seats = game, []
 
     def choose(self, state, rng):
-        if not self.game.legal_mask(state).sum() < self.game.action_space_size - 1:
+        if self.game.legal_mask(state).sum() >= self.game.action_space_size - 1:  # its first move of a game
             self.seats.append(state.player)
         return int(np.flatnonzero(self.game.legal_mask(state))[0])
 
@@ -329,3 +337,9 @@ def test_shipped_hex5_anets_load_and_their_cards_agree():
     per_move = 2 if config.rotate_cases else 1
     assert json.loads((anets[-1].path / "card.json").read_text())["training"]["cases_seen"] == per_move * sum(
         int(r["moves"]) for r in rows)
+
+
+def test_an_agent_process_that_cannot_start_is_reported(tmp_path):
+    with ProcessAgent(f"anet:{tmp_path}", 3) as broken:
+        with pytest.raises(ProtocolError, match=r"stopped \(exit code 2\) instead of answering 'begin_series'"):
+            run_series(broken, broken, 3, 1)

@@ -21,6 +21,7 @@ Separate processes
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import NamedTuple
@@ -29,6 +30,8 @@ import numpy as np
 
 from azcourse.games.agents import make_agent
 from azcourse.games.hex import Hex
+
+from .checkpoints import REPO_ROOT, cached_anets, load_anet, run_dir_for
 
 
 class ProtocolError(RuntimeError):
@@ -87,8 +90,6 @@ def agent_from_spec(spec: str, size: int, seed: int = 0, simulations: int = 500)
     Raises:
         ValueError: an unknown name, or a policy for another board size.
     """
-    from .checkpoints import cached_anets, load_anet, run_dir_for
-
     parts = spec.split(":")
     kind, rest = parts[0], parts[1:]
     if rest and rest[-1].isdigit() and kind in ("uct", "mcts"):
@@ -173,14 +174,19 @@ class ProcessAgent(OHTAgent):
         command = [sys.executable, "-m", "azcourse.hex", "agent", spec, "--size", str(size), "--seed", str(seed),
                    "--simulations", str(simulations)]
         self.spec = spec
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        env = dict(os.environ)  # the child imports this package from the same checkout
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                        env=env)
 
     def _call(self, message: dict):
+        """Send ``message``, return the reply's ``value``; an ``error`` reply or a closed pipe raises
+        ``ProtocolError``."""
         self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
-            raise ProtocolError(f"agent {self.spec!r} stopped (exit code {self.process.poll()}) "
+            raise ProtocolError(f"agent {self.spec!r} stopped (exit code {self.process.wait(timeout=30)}) "
                                 f"instead of answering {message['type']!r}")
         reply = json.loads(line)
         if "error" in reply:
@@ -224,8 +230,6 @@ class ProcessAgent(OHTAgent):
 
 def serve(agent: GameLayerAgent, stdin=None, stdout=None) -> None:
     """The child's side of ``ProcessAgent``: answer JSON lines until stdin closes."""
-    import os
-
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     for line in stdin:
         message = json.loads(line)

@@ -50,12 +50,13 @@ class ReplayBuffer:
         return self.x[index], self.target[index]
 
     def arrays(self) -> dict:
-        """The contents, for saving: held cases in insertion order is not needed, the ring is kept."""
+        """The contents for a resumable checkpoint: the held cases (ring order) and the add counter."""
         return {"x": self.x[:self.size].copy(), "target": self.target[:self.size].copy(),
                 "added": np.int64(self.added)}
 
     @classmethod
     def from_arrays(cls, capacity: int, arrays: dict) -> "ReplayBuffer":
+        """The buffer that ``arrays()`` described, with room for ``capacity`` cases."""
         x, target = np.asarray(arrays["x"], np.float32), np.asarray(arrays["target"], np.float32)
         buffer = cls(capacity, x.shape[1], target.shape[1])
         buffer.size = len(x)

@@ -85,8 +85,6 @@ class _Run:
     """The mutable state of a training run (everything a resume needs)."""
 
     def __init__(self, config: HexConfig):
-        import optax  # noqa: F401  (fail early when the training stack is missing)
-
         self.config = config
         n = config.board_size
         self.module = anet.module_for(config)
