@@ -16,7 +16,7 @@ from azcourse.hex.config import ACTIVATIONS, OPTIMIZERS, ConfigError, HexConfig,
 from azcourse.hex.oht import GameLayerAgent, ProcessAgent, ProtocolError, OHTAgent, run_series
 from azcourse.hex.replay import ReplayBuffer
 from azcourse.hex.topp import ANETPlayer, round_robin
-from azcourse.hex.train import LOG_FIELDS, rotate_case, train
+from azcourse.hex.train import LOG_FIELDS, RESUMABLE_CHANGES, rotate_case, train
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "ckpts" / "hex5"
@@ -325,7 +325,8 @@ def test_shipped_hex5_anets_load_and_their_cards_agree():
     assert config.board_size == 5 and config.episodes >= 200 and config.search_games >= 1
     for a in anets:
         card = a.card
-        assert card["training"]["config"] == config.to_dict()
+        trained = {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_CHANGES}
+        assert {k: card["training"]["config"][k] for k in trained} == trained  # tournament keys may change
         assert card["architecture"]["hidden_layers"] == list(config.hidden_layers)
         assert card["name"] == f"hex5_anet_{a.episode}" and a.episode % config.save_every == 0
         assert (a.path / "params.msgpack").stat().st_size < 200_000
