@@ -193,7 +193,6 @@ def train(config: HexConfig, run_dir, show_progress: bool = True) -> TrainResult
                               "choose a new run folder")
         run_dir.mkdir(parents=True, exist_ok=True)
         save_anet(anet_dir(run_dir, 0), run.params, make_card(config, run.params, 0, {"cases_seen": 0}))
-        _trim_log(log_path, 0)
         with log_path.open("w", newline="") as f:
             csv.DictWriter(f, LOG_FIELDS).writeheader()
         run.save(resume)
