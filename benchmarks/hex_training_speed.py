@@ -10,6 +10,7 @@ shipped run's own total from its training log.
 """
 import argparse
 import csv
+import os
 import time
 
 import numpy as np
@@ -43,6 +44,7 @@ def main() -> None:
     run_dir = run_dir_for(args.run_dir)
     last = cached_anets(run_dir)[-1]
     game = Hex(last.card["architecture"]["board_size"])
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"{game.name}, ANET {last.path.name} ({last.card['architecture']['param_count']} parameters), "
           f"{args.search_games} search games per search")
     print(f"random rollouts:            {rate(game, random_policy, args.search_games):7.0f} search games/s")
@@ -54,9 +56,10 @@ def main() -> None:
     for e in range(args.episodes):
         buffer = ReplayBuffer(100, 2 + 2 * game.size ** 2, game.size ** 2)
         start = time.perf_counter()
-        play_episode(game, last.net, config, 0.1, e % 2, np.random.default_rng(e), buffer, HexDisplay(False), "")
+        final = play_episode(game, last.net, config, 0.1, e % 2, np.random.default_rng(e), buffer,
+                             HexDisplay(False), "")
         times.append(time.perf_counter() - start)
-        moves += len(buffer)
+        moves += sum(1 for cell in final.cells if cell)
     mean = float(np.mean(times))
     print(f"episode, ANET rollouts at epsilon 0.1: {mean:.2f} s ({moves / args.episodes:.1f} moves, "
           f"{moves * args.search_games / sum(times):.0f} search games/s); 200 episodes: {200 * mean / 60:.1f} min "
