@@ -344,3 +344,13 @@ def test_an_agent_process_that_cannot_start_is_reported(tmp_path):
     with ProcessAgent(f"anet:{tmp_path}", 3) as broken:
         with pytest.raises(ProtocolError, match=r"stopped \(exit code 2\) instead of answering 'begin_series'"):
             run_series(broken, broken, 3, 1)
+
+
+def test_demo_trains_from_scratch_and_plays_a_topp(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "azcourse.hex", "demo", "--run-dir", str(tmp_path), "--board-size",
+                           "3", "--episodes", "2", "--save-every", "1", "--search-games", "10", "--topp-games", "2"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (run,) = list(tmp_path.iterdir())
+    assert [a.episode for a in cached_anets(run)] == [0, 1, 2]
+    assert "TOPP: 3 ANETs, 2 games per series" in proc.stdout and (run / "topp.png").exists()
