@@ -15,9 +15,11 @@ OUTPUTS = ["grades.csv", "grades-final.csv", "autograder/demo/grades.csv", "down
            "submitted/alice/ttt1_mcts/ttt1_mcts.ipynb", "autograder/submitted/alice/ttt1_mcts/ttt1_mcts.ipynb",
            "autograded/alice/ttt1_mcts/ttt1_mcts.ipynb", "feedback/alice/ttt1_mcts/ttt1_mcts.html",
            "autograder/feedback/alice/ttt1_mcts/ttt1_mcts.html", "gradebook.db", "autograder/gradebook.db",
-           "gradebook.db-journal", ".nbgrader.log", "autograder/reports/ttt1_mcts/alice/ttt1_mcts.json"]
+           "gradebook.db-journal", ".nbgrader.log", "autograder/reports/ttt1_mcts/alice/ttt1_mcts.json",
+           "ckpts/hex5/resume/state.msgpack"]
 SHIPPED = ["release/ttt1_mcts/ttt1_mcts.ipynb", "solutions/azul3_play/azul3_play.ipynb",
-           "assignments/ttt2_selfplay/ttt2_selfplay.ipynb", "ckpts/azul_strong/card.json", "autograder/corpus.py"]
+           "assignments/ttt2_selfplay/ttt2_selfplay.ipynb", "ckpts/azul_strong/card.json", "autograder/corpus.py",
+           "ckpts/hex5/anet_500/params.msgpack", "ckpts/hex5/training_log.csv"]
 
 
 def ignored(path: str) -> bool:
