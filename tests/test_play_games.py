@@ -42,11 +42,19 @@ def test_hex_bad_input_is_refused_and_the_board_stays_as_it_was():
 
 
 @pytest.mark.parametrize("opponent", ["anet", "mcts"])
-def test_hex_trained_opponents_refuse_in_one_line(opponent):
-    proc = run_cli("", "hex", "--opponent", opponent)
+def test_hex_trained_opponents_refuse_in_one_line_without_a_shipped_policy(opponent):
+    proc = run_cli("", "hex", "--size", "4", "--opponent", opponent)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        "play.py hex: no trained hex5 policy is shipped yet, so anet and mcts cannot play; use --opponent random or uct"]
+        "play.py hex: no trained hex4 policy is shipped (only hex5 has one), so anet and mcts cannot play; "
+        "use --opponent random or uct, or train one with python -m azcourse.hex train"]
+
+
+@pytest.mark.parametrize("opponent", ["anet", "mcts"])
+def test_hex5_trained_opponents_play_the_shipped_anet(opponent):
+    proc = run_cli("c3\nquit\n", "hex", "--size", "5", "--opponent", opponent, "--simulations", "50", "--seed", "0")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "You play c3." in proc.stdout and proc.stdout.count(f"{opponent} plays ") == 1
 
 
 def test_hex_options_are_checked_and_help_prints():

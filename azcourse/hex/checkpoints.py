@@ -1,0 +1,108 @@
+"""Cached ANETs and resumable run state, in the format of the pack's other checkpoints.
+
+A run folder (``ckpts/hex5/`` for the shipped run) holds:
+
+* ``anet_<episode>/params.msgpack``: the ``'params'`` collection (``hidden_i``, ``output``;
+  float32 ``kernel``/``bias``) written with ``flax.serialization.to_bytes`` (Flax's msgpack format),
+  as ``ckpts/azul_*`` are; ``anet_<episode>/card.json``: architecture, episode, training config,
+  and the training figures at that point. Episode 0 is the untrained net.
+* ``config.toml``: the run's full configuration (``azcourse.hex.config``).
+* ``training_log.csv``: one row per episode (see ``train.LOG_FIELDS``).
+* ``resume/``: what an interrupted run continues from (parameters, optimizer state, replay buffer,
+  random generator state, episode counter). Not shipped (git-ignored); a finished run may drop it.
+
+``load_anet`` reads ``params.msgpack`` with plain ``msgpack`` (the wire format of Flax's arrays is
+msgpack ext type 1 holding ``(shape, dtype name, bytes)``), so playing never imports JAX.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+from typing import Mapping, NamedTuple
+
+import msgpack
+import numpy as np
+
+from .anet import NumpyANET
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+CKPT_ROOT = REPO_ROOT / "ckpts"
+PARAMS_FILE, CARD_FILE = "params.msgpack", "card.json"
+_ANET_DIR = re.compile(r"anet_(\d+)")
+
+
+class CachedANET(NamedTuple):
+    """One cached ANET: its folder, the episode it was saved after, its card, its numpy network."""
+
+    path: pathlib.Path
+    episode: int
+    card: dict
+    net: NumpyANET
+
+
+def _numpy_tree(tree):
+    if isinstance(tree, Mapping):
+        return {str(k): _numpy_tree(v) for k, v in tree.items()}
+    return np.asarray(tree, np.float32)
+
+
+def save_anet(directory, params: Mapping, card: Mapping) -> pathlib.Path:
+    """Write ``params.msgpack`` and ``card.json`` into ``directory`` (created if needed)."""
+    from flax import serialization
+
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / PARAMS_FILE).write_bytes(serialization.to_bytes(_numpy_tree(params)))
+    (directory / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
+    return directory
+
+
+def _ext_hook(code, data):
+    if code in (1, 3):  # ndarray, numpy scalar
+        shape, dtype, buffer = msgpack.unpackb(data, raw=True)
+        array = np.frombuffer(buffer, dtype=np.dtype(dtype.decode())).reshape(shape)
+        return array if code == 1 else array[()]
+    raise ValueError(f"unsupported msgpack ext type {code} in an ANET checkpoint")
+
+
+def read_params(path) -> dict:
+    """The ``'params'`` dict (numpy float32 arrays) of ``params.msgpack`` at ``path``."""
+    def keys(tree):
+        if isinstance(tree, dict):
+            return {(k.decode() if isinstance(k, bytes) else k): keys(v) for k, v in tree.items()}
+        return tree
+    return keys(msgpack.unpackb(pathlib.Path(path).read_bytes(), ext_hook=_ext_hook, raw=False,
+                                strict_map_key=False))
+
+
+def load_anet(directory) -> CachedANET:
+    """The cached ANET in ``directory`` (holding ``params.msgpack`` and ``card.json``).
+
+    Raises:
+        FileNotFoundError: a file is missing (the message names it).
+    """
+    directory = pathlib.Path(directory)
+    for name in (PARAMS_FILE, CARD_FILE):
+        if not (directory / name).exists():
+            raise FileNotFoundError(f"{directory / name} is missing: not a cached ANET folder")
+    card = json.loads((directory / CARD_FILE).read_text())
+    net = NumpyANET(read_params(directory / PARAMS_FILE), card["architecture"]["activation"])
+    return CachedANET(directory, int(card["episode"]), card, net)
+
+
+def cached_anets(run_dir) -> list[CachedANET]:
+    """Every ``anet_<episode>`` of a run folder, by episode (the untrained one first)."""
+    run_dir = pathlib.Path(run_dir)
+    found = [p for p in run_dir.iterdir() if p.is_dir() and _ANET_DIR.fullmatch(p.name)] if run_dir.is_dir() else []
+    return sorted((load_anet(p) for p in found), key=lambda a: a.episode)
+
+
+def anet_dir(run_dir, episode: int) -> pathlib.Path:
+    return pathlib.Path(run_dir) / f"anet_{episode}"
+
+
+def run_dir_for(name_or_path) -> pathlib.Path:
+    """``ckpts/<name>`` for a run name such as ``hex5``, else the path itself."""
+    path = pathlib.Path(name_or_path)
+    return path if path.is_dir() or len(path.parts) > 1 else CKPT_ROOT / str(name_or_path)
