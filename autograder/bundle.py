@@ -249,6 +249,7 @@ def scan(files: dict[str, bytes]) -> list[str]:
         except UnicodeDecodeError:
             continue  # binary (checkpoint weights)
         lines = leaks.notebook_text_lines(text) if path.endswith(".ipynb") else leaks.text_lines(text)
+        lines -= leaks.copied_lines(SOURCE_DIR, path.split("/", 1)[0])  # part 1's solution, given in part 2
         kinds = [(hidden, "hidden-test")] + ([] if path.endswith(".py") else [(solution, "solution"),
                                                                              (judge, "grader (judge)")])
         for secrets, kind in kinds:

@@ -5,16 +5,22 @@ and notebook with status, scores, problems, flags, the isolation used, and a sco
 per graded cell; every text field made safe for spreadsheets and terminals. nbgrader's options
 work as documented: ``--to FILE`` (default ``grades.csv``), ``--assignment``, ``--student``.
 """
+from pathlib import Path
+
 from nbgrader.plugins import ExportPlugin
+from traitlets import Unicode
 
 from . import pipeline
 
 
 class RichCsvExport(ExportPlugin):
+    report_directory = Unicode("", help="the pack's per-submission reports ('' = <course root>/autograder/reports)"
+                               ).tag(config=True)
 
     def export(self, gradebook) -> None:
         app = self.parent
-        course = pipeline.Course.from_coursedir(app.coursedir, app.config.SandboxExecute.report_directory)
+        reports = self.report_directory or Path(app.coursedir.root) / "autograder" / "reports"
+        course = pipeline.Course.from_coursedir(app.coursedir, reports)
         dest = self.to or "grades.csv"
         path = pipeline.write_grades_csv(course, dest, assignments=[str(a) for a in self.assignment] or None,
                                students=[str(s) for s in self.student] or None)

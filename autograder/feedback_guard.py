@@ -38,6 +38,7 @@ class WithholdLeakingFeedback(NbGraderPreprocessor):
             self._secrets = leaks.feedback_secrets(self.source_directory)
         submitted = Path(self.submitted_directory) / student / assignment / f"{notebook}.ipynb"
         own = leaks.notebook_lines(submitted) if submitted.is_file() else set()
+        own |= leaks.copied_lines(self.source_directory, assignment)  # given to everyone in this assignment
         found = leaks.secrets_shown(leaks.cell_lines(nb), own, self._secrets)
         problems = [leaks.withheld_reason(found)] if found else []
         if self.report_directory:

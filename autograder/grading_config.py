@@ -44,8 +44,8 @@ def configure_generation(c) -> None:
         SyncProvidedCells, IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutions, ClearOutput,
         CheckCellMetadata, ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums,
         CheckCellMetadata, AddStudentHeader]
-    c.GenerateSolution.preprocessors = [SyncProvidedCells, ClearHiddenTests, ClearOutput, StripSolutionMarkers,
-                                        AddSolutionHeader]
+    c.GenerateSolution.preprocessors = [SyncProvidedCells, ClearHiddenTests, ClearMarkScheme, ClearOutput,
+                                        StripSolutionMarkers, AddSolutionHeader]
     c.ClearHiddenTests.enforce_metadata = False
 
 
@@ -79,6 +79,7 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     c.WithholdLeakingFeedback.report_directory = str(report_directory)
     # `nbgrader export` writes the pack's CSV (per-cell scores and reasons, problems, flags).
     c.ExportApp.plugin_class = "autograder.export_plugin.RichCsvExport"
+    c.RichCsvExport.report_directory = str(report_directory)
 
 
 def configure_workspace(c, workspace, source=REPO_ROOT / "assignments") -> None:

@@ -29,6 +29,7 @@ from .reference import REPO_ROOT
 MARKERS = {"### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"}
 MARKER_LIKE = re.compile(r"^\s*#+\s*(BEGIN|END)\b.*\b(SOLUTION|HIDDEN|TEST)", re.IGNORECASE)
 MIN_SECRET_CHARS = 12
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RUN_LINES = 3  # consecutive secret lines that make a copied block (see secret_runs)
 
 
@@ -100,10 +101,28 @@ def check_markers(source_dir) -> None:
 
 
 def public_lines(source_dir) -> set:
-    """Normalised lines that students see anyway: provided code, visible tests and text."""
+    """Normalised lines that students see anyway: provided code, visible tests and text. A cell that
+    copies another assignment's solution (part 1's, in part 2) is not public for every assignment:
+    see ``copied_lines``."""
     return {_norm(line) for path in sorted(Path(source_dir).glob("*/*.ipynb"))
-            for cell in nbformat.read(path, as_version=4).cells if not _whole_solution(cell)
+            for cell in nbformat.read(path, as_version=4).cells if not _whole_solution(cell) and not _is_copy(path, cell)
             for line, region in _regions(cell.source) if region == "public"}
+
+
+def _is_copy(path: Path, cell) -> bool:
+    """Whether `cell` of the source notebook `path` is filled with another notebook's reference code."""
+    from .generation import SYNCED_CELLS
+
+    grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+    return (Path(path).parent.name, Path(path).stem, grade_id) in SYNCED_CELLS
+
+
+def copied_lines(source_dir, assignment: str) -> set:
+    """Normalised lines that `assignment`'s students are given from another assignment's solution
+    (part 2 starts with part 1's solution): public in that assignment only."""
+    return {_norm(line) for path in sorted((Path(source_dir) / assignment).glob("*.ipynb"))
+            for cell in nbformat.read(path, as_version=4).cells if _is_copy(path, cell)
+            for line in cell.source.splitlines()}
 
 
 def _whole_solution(cell) -> bool:
@@ -117,6 +136,8 @@ def secret_lines(source_dir) -> tuple[set, set]:
     hidden, solution, public = set(), set(), set()
     for path in sorted(Path(source_dir).glob("*/*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
+            if _is_copy(path, cell):  # another notebook's solution: secret there, given here
+                continue
             whole_solution = _whole_solution(cell)
             for line, region in _regions(cell.source):
                 text = _norm(line)
@@ -191,7 +212,7 @@ def notebook_text_lines(text: str) -> set:
 
 def cell_lines(nb) -> set:
     """Normalised lines of every cell source and text output of a notebook (a dict as JSON has it,
-    or an nbformat node)."""
+    or an nbformat node); terminal colour codes (tracebacks) removed, as the HTML shows them."""
     lines = set()
     for cell in nb.get("cells", []):
         source = cell.get("source", "")
@@ -199,7 +220,7 @@ def cell_lines(nb) -> set:
             lines.update(_norm(line) for line in text.splitlines())
         for output in cell.get("outputs", []):
             for value in [output.get("text", "")] + list(output.get("data", {}).values()) + output.get("traceback", []):
-                value = "".join(value) if isinstance(value, list) else str(value)
+                value = _ANSI.sub("", "".join(value) if isinstance(value, list) else str(value))
                 lines.update(_norm(line) for line in value.splitlines())
     return lines
 
@@ -225,7 +246,8 @@ def scan(course) -> list[str]:
         if path.is_file() and (path.suffix != ".ipynb" or path.stem not in expected):
             problems.append(f"{path}: not an assignment notebook, but it is in the release")
         elif path.is_file():
-            for line in sorted(_found(hidden | solution, notebook_lines(path))):
+            given = copied_lines(course.source, path.parent.name)
+            for line in sorted(_found(hidden | solution, notebook_lines(path) - given)):
                 problems.append(f"{path}: contains a {'hidden-test' if line in hidden else 'solution'} line: {line!r}")
     solutions_dir = REPO_ROOT / "solutions" if course.is_main else Path(course.root) / "solutions"
     for path in sorted(solutions_dir.rglob("*.ipynb")):
@@ -268,7 +290,8 @@ def leaking_feedback(course, paths=None) -> dict:
         relative = Path(path).relative_to(course.feedback)
         submitted = Path(course.submitted) / relative.with_suffix(".ipynb")
         own = notebook_lines(submitted) if submitted.exists() else set()
-        found = secrets_shown(html_lines(path), own, kinds)
+        given = copied_lines(course.source, relative.parts[1]) if len(relative.parts) > 2 else set()
+        found = secrets_shown(html_lines(path), own | given, kinds)
         if found:
             leaks[Path(path)] = found
     return leaks

@@ -281,7 +281,7 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
 _EXCEPTION_LINE = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Timeout|Missing\w*|Entry)):"
                              r"\s*(.*\S)?\s*$")
 _NBGRADER_ERROR = re.compile(r"\[\w+App \| ERROR\]\s*(.*\S)")
-_UNINFORMATIVE = ("There was an error processing assignment", "Please see the error log",
+_UNINFORMATIVE = ("There was an error processing assignment", "Please see the",
                   "Error running autograde")
 
 

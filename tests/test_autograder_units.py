@@ -181,6 +181,25 @@ def test_a_planted_leak_is_found(tmp_path):
     assert any("hidden-test line" in p for p in problems) and any("notes.txt" in p for p in problems)
 
 
+def test_part1_solution_lines_are_secret_in_part1_and_given_in_part2(tmp_path):
+    """Part 2 starts with part 1's solution (a copied cell): those lines are public in part 2's release
+    and feedback only. Planted into part 1's release they are a leak."""
+    source = REPO_ROOT / "assignments"
+    _, solution = leaks.secret_lines(source)
+    given = leaks.copied_lines(source, "ttt2_selfplay")
+    line = sorted(solution & given)[0]
+    assert given and not leaks.copied_lines(source, "ttt1_mcts")
+    release = tmp_path / "release"
+    shutil.copytree(REPO_ROOT / "release", release)
+    course = types.SimpleNamespace(source=source, release=release, root=tmp_path, is_main=False)
+    assert leaks.scan(course) == []  # part 2's release holds every given line
+    path = release / "ttt1_mcts" / "ttt1_mcts.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    next(c for c in nb.cells if c.cell_type == "code").source += "\n" + line
+    nbformat.write(nb, path)
+    assert [p for p in leaks.scan(course) if "ttt1_mcts.ipynb: contains a solution line" in p]
+
+
 def test_feedback_scan_finds_hidden_lines(tmp_path):
     hidden, _ = leaks.secret_lines(REPO_ROOT / "assignments")
     feedback = tmp_path / "feedback" / "s" / "a"
@@ -190,6 +209,20 @@ def test_feedback_scan_finds_hidden_lines(tmp_path):
     course = types.SimpleNamespace(source=REPO_ROOT / "assignments", feedback=tmp_path / "feedback",
                                    submitted=tmp_path / "submitted")
     assert leaks.scan_feedback(course)
+
+
+def test_feedback_guard_sees_a_secret_line_inside_a_coloured_traceback():
+    """The guard of `nbgrader generate_feedback` reads the notebook as the HTML will show it: a hidden-test
+    line split by terminal colour codes in a traceback is still that line; the student's own lines never count."""
+    kinds = leaks.feedback_secrets(REPO_ROOT / "assignments")
+    line = sorted(kinds[0][0])[0]
+    coloured = "\x1b[0;31m" + line[:6] + "\x1b[0m" + line[6:]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("f()", outputs=[
+        nbformat.v4.new_output("error", ename="AssertionError", evalue="x", traceback=["Traceback", coloured])])])
+    found = leaks.secrets_shown(leaks.cell_lines(nb), set(), kinds)
+    assert found == [("hidden-test", line)]
+    assert leaks.withheld_reason(found).startswith("feedback withheld: it would show 1 hidden-test")
+    assert leaks.secrets_shown(leaks.cell_lines(nb), {line}, kinds) == []
 
 
 # ----------------------------------------------------------------------------- collecting

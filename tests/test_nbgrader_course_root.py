@@ -140,6 +140,15 @@ def test_export_is_the_rich_csv(course):
     assert mine.read_text(encoding="utf-8") == (course["root"] / "grades.csv").read_text(encoding="utf-8")
 
 
+def test_export_without_a_report_folder_configured_reads_the_default_one(course):
+    """A course whose configuration names the plugin but not its report folder (nbgrader's own option
+    set on the command line) gets the same CSV: the plugin defaults to <root>/autograder/reports."""
+    other = course["root"] / "default-reports.csv"
+    done = nbgrader(course["root"], "export", f"--to={other}", "--RichCsvExport.report_directory=")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert other.read_text(encoding="utf-8") == (course["root"] / "grades.csv").read_text(encoding="utf-8")
+
+
 def test_plain_feedback_withholds_a_leaking_notebook_for_that_student_only(course, tmp_path):
     """A hidden-test line that reached one autograded notebook (a grader bug): `nbgrader generate_feedback`
     writes no feedback for that student, says why in their report, and delivers everyone else's."""
