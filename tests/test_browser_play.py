@@ -9,17 +9,14 @@ end (the final board drawn, no error).
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.grading_config import REPO_ROOT
+from jupyter_lab import running_lab
 
 CHROMIUM = "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (requirements.txt)")
@@ -30,12 +27,6 @@ TOKEN = "azcourse-browser-test"
 CODE = re.compile(r"\b[C1-5][BYRDW][1-5F]\b")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab serving a folder with the completed part-3 notebook, its switch set to play."""
@@ -44,31 +35,11 @@ def lab(tmp_path_factory):
     switch = next(c for c in nb.cells if "PLAY = False" in c.source)
     switch.source = switch.source.replace("PLAY = False", "PLAY = True")
     nbformat.write(nb, folder / "azul3_play.ipynb")
-    port = _free_port()
     env = {**os.environ, "NBGRADER_EXECUTION": "autograde",  # the long cells run their small budget
            "PYTHONPATH": str(REPO_ROOT), "JAX_PLATFORMS": "cpu", "HOME": str(folder)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True",
-         "--ServerApp.disable_check_xsrf=True", "--allow-root"],  # CI runs as root
-        cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=(folder / "lab.log").open("w"))
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("JupyterLab did not start:\n" + (folder / "lab.log").read_text()[-3000:])
-            time.sleep(0.5)
-    yield url
-    server.terminate()
-    try:
-        server.wait(20)
-    except subprocess.TimeoutExpired:
-        server.kill()
+    with running_lab(folder, env, folder / "lab.log", TOKEN, f"--ServerApp.root_dir={folder}",
+                     "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True") as url:
+        yield url
     shutil.rmtree(folder / ".local", ignore_errors=True)
 
 

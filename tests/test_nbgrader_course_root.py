@@ -17,11 +17,8 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -29,6 +26,7 @@ import pytest
 
 from autograder import corpus, leaks, pipeline
 from autograder.grading_config import REPO_ROOT
+from jupyter_lab import running_lab
 
 pytestmark = pytest.mark.slow
 ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play")
@@ -172,12 +170,6 @@ def test_plain_feedback_withholds_a_leaking_notebook_for_that_student_only(cours
 # ----------------------------------------------------------------------------- the formgrader
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def formgrader(course):
     """JupyterLab started at the course root, as nbgrader's docs start it for the formgrader."""
@@ -187,29 +179,8 @@ def formgrader(course):
     root = course["root"]
     home = root.parent / "home"
     home.mkdir(exist_ok=True)
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         f"--IdentityProvider.token={TOKEN}", "--allow-root"],  # CI runs as root
-        cwd=root, env={**_env(root), "HOME": str(home)}, stdout=subprocess.DEVNULL,
-        stderr=(home / "lab.log").open("w"))
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("JupyterLab did not start:\n" + (home / "lab.log").read_text()[-3000:])
-            time.sleep(0.5)
-    yield url
-    server.terminate()
-    try:
-        server.wait(20)
-    except subprocess.TimeoutExpired:
-        server.kill()
+    with running_lab(root, {**_env(root), "HOME": str(home)}, home / "lab.log", TOKEN) as url:
+        yield url
 
 
 def test_formgrader_lists_the_assignments_shows_the_verdict_and_every_link_opens(formgrader, course):

@@ -40,7 +40,7 @@ EXPECTED = {
     "azul3_play": COMMON + ["azul3_play.ipynb", "Azul_Simulator.py", "Azul_Visuals.py", "azcourse/azul/__init__.py",
                             "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
                             "azcourse/azul/network.py", "azcourse/azul/search.py", "azcourse/azul_agents.py",
-                            "azcourse/azul_terminal.py", "azcourse/progress.py"]
+                            "azcourse/azul_terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
                      for name in ("card.json", "params.msgpack", "train_log.jsonl")],
 }

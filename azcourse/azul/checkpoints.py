@@ -27,11 +27,9 @@ import json
 import pathlib
 from typing import Mapping
 
-import msgpack
-import numpy as np
-
 import Azul_Simulator as az
 
+from azcourse import flax_msgpack
 from .network import NumpyAzulNet
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -56,18 +54,11 @@ def model_dir(name_or_path) -> pathlib.Path:
     return CKPT_ROOT / name
 
 
-def _to_numpy_tree(tree):
-    if isinstance(tree, Mapping):
-        return {str(k): _to_numpy_tree(v) for k, v in tree.items()}
-    return np.asarray(tree, np.float32)
-
-
 def save_params(directory, params: Mapping, card: Mapping | None = None) -> pathlib.Path:
     """Write ``params.msgpack`` (and ``card.json`` when given) into ``directory``."""
-    from flax import serialization
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / PARAMS_FILE).write_bytes(serialization.to_bytes(_to_numpy_tree(params)))
+    flax_msgpack.write_params(directory / PARAMS_FILE, params)
     if card is not None:
         write_card(directory, card)
     return directory
@@ -95,27 +86,12 @@ def read_card(name_or_path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def _ext_hook(code, data):
-    if code in (1, 3):  # ndarray, numpy scalar
-        shape, dtype, buffer = msgpack.unpackb(data, raw=True)
-        array = np.frombuffer(buffer, dtype=np.dtype(dtype.decode())).reshape(shape)
-        return array if code == 1 else array[()]
-    raise ValueError(f"unsupported msgpack ext type {code} in an Azul checkpoint")
-
-
-def _decode_keys(tree):
-    if isinstance(tree, dict):
-        return {(k.decode() if isinstance(k, bytes) else k): _decode_keys(v) for k, v in tree.items()}
-    return tree
-
-
 def load_params(name_or_path) -> dict:
     """The ``'params'`` dict (numpy float32 arrays) of a checkpoint (a model name, a directory
     holding ``params.msgpack``, or a ``.msgpack`` file), without importing JAX."""
     path = pathlib.Path(name_or_path)
     path = path if path.suffix == ".msgpack" else model_dir(name_or_path) / PARAMS_FILE
-    data = path.read_bytes()
-    return _decode_keys(msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False))
+    return flax_msgpack.read_params(path)
 
 
 def load_network(name_or_path) -> NumpyAzulNet:

@@ -33,6 +33,7 @@ import numpy as np
 
 import Azul_Simulator as az
 
+from azcourse import flax_msgpack
 from . import checkpoints, features, heuristics, network, selfplay
 from .search import SearchConfig
 
@@ -170,7 +171,7 @@ def make_train_step(config: TrainConfig):
 
 
 def to_numpy(params):
-    return checkpoints._to_numpy_tree(params)
+    return flax_msgpack.float32_tree(params)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,9 +21,7 @@ import pathlib
 import re
 from typing import Mapping, NamedTuple
 
-import msgpack
-import numpy as np
-
+from azcourse import flax_msgpack
 from .anet import NumpyANET
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -41,39 +39,13 @@ class CachedANET(NamedTuple):
     net: NumpyANET
 
 
-def _numpy_tree(tree):
-    if isinstance(tree, Mapping):
-        return {str(k): _numpy_tree(v) for k, v in tree.items()}
-    return np.asarray(tree, np.float32)
-
-
 def save_anet(directory, params: Mapping, card: Mapping) -> pathlib.Path:
     """Write ``params.msgpack`` and ``card.json`` into ``directory`` (created if needed)."""
-    from flax import serialization
-
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / PARAMS_FILE).write_bytes(serialization.to_bytes(_numpy_tree(params)))
+    flax_msgpack.write_params(directory / PARAMS_FILE, params)
     (directory / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
     return directory
-
-
-def _ext_hook(code, data):
-    if code in (1, 3):  # ndarray, numpy scalar
-        shape, dtype, buffer = msgpack.unpackb(data, raw=True)
-        array = np.frombuffer(buffer, dtype=np.dtype(dtype.decode())).reshape(shape)
-        return array if code == 1 else array[()]
-    raise ValueError(f"unsupported msgpack ext type {code} in an ANET checkpoint")
-
-
-def read_params(path) -> dict:
-    """The ``'params'`` dict (numpy float32 arrays) of ``params.msgpack`` at ``path``."""
-    def keys(tree):
-        if isinstance(tree, dict):
-            return {(k.decode() if isinstance(k, bytes) else k): keys(v) for k, v in tree.items()}
-        return tree
-    return keys(msgpack.unpackb(pathlib.Path(path).read_bytes(), ext_hook=_ext_hook, raw=False,
-                                strict_map_key=False))
 
 
 def load_anet(directory) -> CachedANET:
@@ -87,7 +59,7 @@ def load_anet(directory) -> CachedANET:
         if not (directory / name).exists():
             raise FileNotFoundError(f"{directory / name} is missing: not a cached ANET folder")
     card = json.loads((directory / CARD_FILE).read_text())
-    net = NumpyANET(read_params(directory / PARAMS_FILE), card["architecture"]["activation"])
+    net = NumpyANET(flax_msgpack.read_params(directory / PARAMS_FILE), card["architecture"]["activation"])
     return CachedANET(directory, int(card["episode"]), card, net)
 
 
