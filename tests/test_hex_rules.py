@@ -285,6 +285,22 @@ def test_text_and_figure_are_headless_and_mark_every_stone():
     matplotlib.pyplot.close(ax.figure)
 
 
+def test_figure_shades_and_labels_a_distribution_on_the_empty_cells_only():
+    import matplotlib
+
+    game = Hex(3)
+    state = game.next_state(game.initial_state(), 4)  # the centre is taken
+    values = np.array([0.1, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0, 0.7])
+    ax = plot_hex(state, values=values)
+    numbers = sorted(t.get_text() for t in ax.texts if t.get_text() not in {"1", "2", "3", "a", "b", "c"})
+    assert numbers == sorted([".10", ".00", ".00", ".20", ".00", ".00", ".00", ".70"])  # none on the stone
+    faces = {tuple(np.round(p.get_facecolor(), 3)) for p in ax.patches if hasattr(p, "get_xy")}
+    assert len(faces) == 5  # a shade for each of 0, 0.1, 0.2, 0.7, and the plain cell under the stone
+    with pytest.raises(ValueError, match="one number per cell"):
+        plot_hex(state, values=np.ones(4))
+    matplotlib.pyplot.close("all")
+
+
 def test_one_flag_switches_the_display_on_and_off():
     game = Hex(3)
     state = game.next_state(game.initial_state(), 4)

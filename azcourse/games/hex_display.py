@@ -66,11 +66,14 @@ def cell_centre(row: int, col: int) -> tuple[float, float]:
     return (col - row) * math.sqrt(3) / 2, -(row + col) * 1.5
 
 
-def plot_hex(state: HexState, ax=None, title: str | None = None, last_action: int | None = None):
+def plot_hex(state: HexState, ax=None, title: str | None = None, last_action: int | None = None,
+             values=None):
     """Draw ``state`` as hexagons in a diamond; returns the matplotlib Axes.
 
     Sides are drawn in their owner's colour; row numbers and column letters label the upper sides;
-    ``last_action`` (if given) is ringed. Works headless (no window needed).
+    ``last_action`` (if given) is ringed. ``values`` (optional, float ``(n^2,)``, e.g. a search's
+    visit distribution) shades each empty cell from white (0) to blue (the largest value) and
+    writes the value in it. Works headless (no window needed).
     """
     from matplotlib.patches import Polygon
     import matplotlib.pyplot as plt
@@ -79,10 +82,21 @@ def plot_hex(state: HexState, ax=None, title: str | None = None, last_action: in
     game = Hex(n)
     if ax is None:
         _, ax = plt.subplots(figsize=(1.0 + 0.9 * n, 0.6 + 0.8 * n))
+    shades = None
+    if values is not None:
+        values = np.asarray(values, dtype=float).reshape(-1)
+        if values.shape != (n * n,):
+            raise ValueError(f"values must hold one number per cell ({n * n}), got shape {values.shape}")
+        top = np.nanmax(np.abs(values)) or 1.0
+        shades = plt.get_cmap("Blues")(0.85 * np.clip(values / top, 0, 1))
     for i, value in enumerate(state.cells):
         r, c = divmod(i, n)
         x, y = cell_centre(r, c)
-        ax.add_patch(Polygon(_hexagon(x, y, 1.0), closed=True, facecolor=EMPTY_COLOUR, edgecolor="#8c7b5a"))
+        face = shades[i] if shades is not None and not value else EMPTY_COLOUR
+        ax.add_patch(Polygon(_hexagon(x, y, 1.0), closed=True, facecolor=face, edgecolor="#8c7b5a"))
+        if shades is not None and not value:
+            ax.text(x, y, f"{values[i]:.2f}".lstrip("0") if 0 <= values[i] < 1 else f"{values[i]:.3g}",
+                    ha="center", va="center", fontsize=8, color="black" if values[i] < 0.6 * top else "white")
         if value:
             ax.add_patch(plt.Circle((x, y), 0.62, color=COLOURS[value - 1]))
         if i == last_action:

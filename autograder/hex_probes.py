@@ -1,0 +1,230 @@
+"""Probes of part 4 (Hex); all the sandbox receives of part 4's hidden tests.
+
+Same shape as ``ttt_probes``: ``probe_<name>(fn, cases)`` runs student code on plain-data cases and
+returns plain data. Judges: ``hex_checks``.
+
+Each function is graded on its own: while ``rollout`` and ``topp`` run, the notebook's ``winner`` is
+replaced by a correct one (from the course pack's public Hex engine), and while ``train_step`` runs,
+its ``policy_loss`` is, so a slip in one answer never costs the points of another. The default
+policies and agents are deterministic (a fixed preference order of cells), so the judges can
+compare every call.
+"""
+import contextlib
+
+import numpy as np
+
+from azcourse.games.hex import Hex
+
+from ._probe_util import error_of, probe_each, short
+
+NEG_LOGIT = -1e9
+
+
+def _unwrap(fn):
+    """The Python function behind a wrapper such as jax.jit or functools.wraps (for its globals)."""
+    return getattr(fn, "__wrapped__", fn)
+
+
+def correct_winner(board) -> int:
+    """1 or 2 for the player whose chain joins their sides, else 0 (the course pack's engine)."""
+    board = np.asarray(board)
+    game, cells = Hex(board.shape[0]), bytes(np.asarray(board, dtype=np.uint8).ravel().tolist())
+    return 1 if game.has_chain(cells, 0) else 2 if game.has_chain(cells, 1) else 0
+
+
+def correct_policy_loss(logits, x, target):
+    """Mean cross-entropy of the targets and the softmax renormalised over the empty cells (JAX)."""
+    import jax
+    import jax.numpy as jnp
+
+    empty = (x[:, 2::2] + x[:, 3::2]) == 0
+    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, NEG_LOGIT), axis=-1)
+    return -jnp.mean(jnp.sum(jnp.where(empty, target * log_pi, 0.0), axis=-1))
+
+
+@contextlib.contextmanager
+def replaced(fn, **names):
+    """Within the block, the notebook globals of `fn` named in `names` are the given objects."""
+    namespace = getattr(_unwrap(fn), "__globals__", None)
+    if not isinstance(namespace, dict):
+        yield
+        return
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in names}
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+def _int_or_text(result):
+    if isinstance(result, (int, np.integer)) and not isinstance(result, (bool, np.bool_)):
+        return int(result)
+    return f"returned {short(result)}"
+
+
+def probe_winner(fn, cases: list) -> list:
+    """{"result": the int returned or what came back instead, "changed": whether the board was changed}."""
+    outputs = []
+    for board in cases:
+        given = board.copy()
+        try:
+            result = _int_or_text(fn(given))
+        except Exception as exc:  # the student's error is data for the judge
+            result = f"raises {error_of(exc)}"
+        outputs.append({"result": result, "changed": bool(not np.array_equal(given, board))})
+    return outputs
+
+
+def probe_tree_policy(fn, cases: list) -> list:
+    def run_one(case):
+        return _int_or_text(fn(int(case["parent_visits"]), case["N"].copy(), case["Q"].copy(), int(case["player"]),
+                               float(case["c"])))
+    return probe_each(cases, run_one)
+
+
+def ordered_policy(order, calls: list):
+    """Default policy: the first empty cell of `order`; notes (player, stones on the board) at each call."""
+    def policy(board, player):
+        flat = np.asarray(board).ravel()
+        calls.append((int(player), int(np.count_nonzero(flat))))
+        if len(calls) > 100:
+            raise RuntimeError("the policy was asked for more than 100 moves")
+        return next(cell for cell in order if flat[cell] == 0)
+    return policy
+
+
+def probe_rollout(fn, cases: list) -> list:
+    """{"result", "players": the player passed at each policy call, "stones": stones on the board then,
+    "changed": whether the given board was changed}."""
+    outputs = []
+    with replaced(fn, winner=correct_winner):
+        for case in cases:
+            calls, given = [], case["board"].copy()
+            try:
+                result = _int_or_text(fn(given, int(case["player"]), ordered_policy(case["order"], calls)))
+            except Exception as exc:
+                result = f"raises {error_of(exc)}"
+            outputs.append({"result": result, "players": [p for p, _ in calls], "stones": [s for _, s in calls],
+                            "changed": bool(not np.array_equal(given, case["board"]))})
+    return outputs
+
+
+def probe_legal_distribution(fn, cases: list) -> list:
+    """{"probs": the distribution returned (list of n^2 floats) or what came back, "changed": probs changed}."""
+    outputs = []
+    for case in cases:
+        probs, cells = case["probs"].copy(), case["board"].size
+        try:
+            result = np.asarray(fn(probs, case["board"].copy()), dtype=np.float64)
+            value = (result.tolist() if result.shape == (cells,) and np.all(np.isfinite(result))
+                     else f"an array of shape {result.shape}" + ("" if result.shape != (cells,) else " with nan or inf")
+                     + f" (expected ({cells},), finite)")
+        except Exception as exc:
+            value = f"raises {error_of(exc)}"
+        outputs.append({"probs": value, "changed": bool(not np.array_equal(probs, case["probs"]))})
+    return outputs
+
+
+def probe_policy_loss(fn, cases: list) -> list:
+    """{"loss": the loss (float) or a description, "grad_finite": its gradient w.r.t. the logits is finite}."""
+    import jax
+    import jax.numpy as jnp
+
+    def run_one(case):
+        x, target = jnp.asarray(case["x"]), jnp.asarray(case["target"])
+        loss = fn(jnp.asarray(case["logits"]), x, target)
+        if np.ndim(loss) != 0:
+            return f"returned an array of shape {np.shape(loss)} (expected a scalar)"
+        loss = float(loss)
+        if not np.isfinite(loss):
+            return f"returned {loss}"
+        grad = jax.grad(lambda z: fn(z, x, target))(jnp.asarray(case["logits"]))
+        return {"loss": loss, "grad_finite": bool(jnp.all(jnp.isfinite(grad)))}
+    return probe_each(cases, run_one)
+
+
+def probe_train_step(fn, cases: list) -> list:
+    """Losses of consecutive calls, the final step count and parameters (flattened), the generator's next
+    draw (one buffer.sample per call), and whether the buffer changed; or the problem found."""
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from flax.training import train_state
+
+    from azcourse.hex.anet import make_module
+    from azcourse.hex.replay import ReplayBuffer
+
+    optimizers = {"sgd": optax.sgd, "adam": optax.adam, "rmsprop": optax.rmsprop, "adagrad": optax.adagrad}
+    outputs = []
+    with replaced(fn, policy_loss=correct_policy_loss):
+        for case in cases:
+            module = make_module(case["cells"], case["hidden"], case["activation"])
+            state = train_state.TrainState.create(apply_fn=module.apply, tx=optimizers[case["optimizer"]](case["learning_rate"]),
+                                                  params=jax.tree_util.tree_map(jnp.asarray, case["params"]))
+            buffer = ReplayBuffer.from_arrays(case["capacity"], {"x": case["x"], "target": case["target"],
+                                                                 "added": case["added"]})
+            rng = np.random.default_rng(case["seed"])
+            losses = []
+            try:
+                for _ in range(case["steps"]):
+                    result = fn(state, buffer, case["batch_size"], rng)
+                    if not (isinstance(result, tuple) and len(result) == 2 and hasattr(result[0], "params")):
+                        raise TypeError(f"expected (new_state, loss), got {short(result)}")
+                    state, loss = result
+                    if np.ndim(loss) != 0:
+                        raise TypeError(f"the loss must be a scalar, got shape {np.shape(loss)}")
+                    losses.append(float(loss))
+                leaves = jax.tree_util.tree_leaves(state.params)
+                params = np.concatenate([np.ravel(leaf) for leaf in leaves]).astype(float).tolist()
+            except Exception as exc:
+                outputs.append(f"raises {error_of(exc)}")
+                continue
+            same = (len(buffer) == len(case["x"]) and buffer.added == case["added"]
+                    and np.array_equal(buffer.x[:len(buffer)], case["x"])
+                    and np.array_equal(buffer.target[:len(buffer)], case["target"]))
+            if not all(np.isfinite(losses)):
+                outputs.append(f"returned the losses {losses}")
+                continue
+            outputs.append({"losses": losses, "step": int(state.step), "params": params,
+                            "next_draw": float(rng.random()), "buffer_changed": not same})
+    return outputs
+
+
+def ordered_agent(order, name: int, openings: list):
+    """TOPP agent playing the first empty cell of `order`; notes (its name, player) when it opens a game."""
+    def agent(board, player):
+        flat = np.asarray(board).ravel()
+        if not flat.any():
+            openings.append([name, int(player)])
+        return next(cell for cell in order if flat[cell] == 0)
+    return agent
+
+
+def probe_topp(fn, cases: list) -> list:
+    """{"wins": the K x K table returned, "openings": [agent, player] of each game's first move, in order}."""
+    outputs = []
+    with replaced(fn, winner=correct_winner):
+        for case in cases:
+            openings = []
+            agents = [ordered_agent(order, k, openings) for k, order in enumerate(case["orders"])]
+            try:
+                result = np.asarray(fn(agents, int(case["games"]), int(case["size"])))
+                k = len(agents)
+                wins = (result.astype(np.int64).tolist()
+                        if result.shape == (k, k) and np.all(result == np.round(result))
+                        else f"an array of shape {result.shape} (expected ({k}, {k}) whole numbers)")
+            except Exception as exc:
+                wins = f"raises {error_of(exc)}"
+            outputs.append({"wins": wins, "openings": openings[:2000]})
+    return outputs
+
+
+PROBES = {"winner": probe_winner, "tree_policy": probe_tree_policy, "rollout": probe_rollout,
+          "legal_distribution": probe_legal_distribution, "policy_loss": probe_policy_loss,
+          "train_step": probe_train_step, "topp": probe_topp}
