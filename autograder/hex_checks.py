@@ -334,7 +334,13 @@ def judge_policy_loss(cases: list, expected: list, outputs: list) -> None:
         raise failure("policy_loss", len(bad), len(cases),
                       f"  a batch of {batch} positions on {math.isqrt(cells)}x{math.isqrt(cells)} boards, "
                       f"logits up to {float(np.abs(case['logits']).max()):.3g} in size\n{detail}")
-    nan_grad = [i for i, got in enumerate(outputs) if not got["grad_finite"]]
+    no_grad = [i for i, got in enumerate(outputs) if isinstance(got["gradient_finite"], str)]
+    if no_grad:
+        raise failure("policy_loss", len(no_grad), len(cases),
+                      "  the loss is right, but jax.grad cannot differentiate it "
+                      f"({short(outputs[no_grad[0]]['gradient_finite'])}): compute it with jax.numpy on the "
+                      "arrays given, without numpy, float() or .item()")
+    nan_grad = [i for i, got in enumerate(outputs) if got["gradient_finite"] is False]
     if nan_grad:
         raise failure("policy_loss", len(nan_grad), len(cases),
                       "  the loss is right, but its gradient with respect to the logits holds nan or inf: keep the "
@@ -462,7 +468,7 @@ SCHEMAS = {
     "rollout": per_case(Record(result=INT_OR_TEXT, players=ListOf(Int, max_length=200),
                                stones=ListOf(Int, max_length=200), changed=Bool)),
     "legal_distribution": per_case(Record(probs=Either(ListOf(Num, REF), Str), changed=Bool)),
-    "policy_loss": per_case(Either(Record(loss=Num, grad_finite=Bool), Str)),
+    "policy_loss": per_case(Either(Record(loss=Num, gradient_finite=Either(Bool, Str)), Str)),
     "train_step": per_case(Either(Record(losses=ListOf(Num, REF), step=Int, params=ListOf(Num, REF), next_draw=Num,
                                          buffer_changed=Bool), Str)),
     "topp": per_case(Record(wins=Either(ListOf(ListOf(Int, REF), REF), Str),

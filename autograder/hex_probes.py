@@ -132,7 +132,8 @@ def probe_legal_distribution(fn, cases: list) -> list:
 
 
 def probe_policy_loss(fn, cases: list) -> list:
-    """{"loss": the loss (float) or a description, "grad_finite": its gradient w.r.t. the logits is finite}."""
+    """{"loss": the loss (float), "gradient_finite": whether its gradient w.r.t. the logits is finite, or the
+    error jax.grad raised}; or a description of what came back instead of a loss."""
     import jax
     import jax.numpy as jnp
 
@@ -144,8 +145,12 @@ def probe_policy_loss(fn, cases: list) -> list:
         loss = float(loss)
         if not np.isfinite(loss):
             return f"returned {loss}"
-        grad = jax.grad(lambda z: fn(z, x, target))(jnp.asarray(case["logits"]))
-        return {"loss": loss, "grad_finite": bool(jnp.all(jnp.isfinite(grad)))}
+        try:
+            grad = jax.grad(lambda z: fn(z, x, target))(jnp.asarray(case["logits"]))
+            gradient = bool(jnp.all(jnp.isfinite(grad)))
+        except Exception as exc:  # right value, but not differentiable (numpy or float() inside)
+            gradient = f"raises {error_of(exc)}"
+        return {"loss": loss, "gradient_finite": gradient}
     return probe_each(cases, run_one)
 
 

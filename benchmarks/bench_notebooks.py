@@ -83,6 +83,8 @@ def main() -> None:
     print(f"ttt1_mcts solution notebook, student mode: {seconds:.1f} s (budget 300 s)")
     seconds, _ = run(REPO_ROOT / "solutions" / "azul3_play" / "azul3_play.ipynb")
     print(f"azul3_play solution notebook, student mode: {seconds:.1f} s (budget 300 s)")
+    seconds, _ = run(REPO_ROOT / "solutions" / "hex4_onpolicy" / "hex4_onpolicy.ipynb")
+    print(f"hex4_onpolicy solution notebook, student mode: {seconds:.1f} s (budget 300 s)")
     seconds, output = run(REPO_ROOT / "solutions" / "ttt2_selfplay" / "ttt2_selfplay.ipynb",
                           f"GAMES = {args.games}\n" + MEASURE_PART2)
     print(f"ttt2_selfplay solution notebook, student mode: {seconds:.1f} s (budget 300 s)")

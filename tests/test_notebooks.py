@@ -150,6 +150,26 @@ def test_azul_play_loop_refuses_bad_codes_and_plays_a_scripted_game(executed_sol
         "the switch must be editable in JupyterLab"
 
 
+def test_hex_notebook_trains_a_short_run_and_plays_both_tournaments(executed_solution):
+    """Part 4 under the autograder's small budgets: the short training run draws its loss curve, the
+    TOPP of the shipped ANETs and of the new run each draw a table and a bar chart, the untrained
+    shipped ANET scores lowest and the final one highest; the full run sits behind an editable switch."""
+    nb = executed_solution("hex4_onpolicy", "hex4_onpolicy")
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): (i, c) for i, c in enumerate(nb.cells)}
+    images = lambda cell: sum("image/png" in out.get("data", {}) for out in cell.outputs)  # noqa: E731
+    at, training = cells["training"]
+    assert images(training) == 1, "the loss curve"
+    switch = nb.cells[at - 1]
+    assert switch.source.startswith("TRAIN = False") and not switch.metadata.get("nbgrader", {}).get("locked")
+    topp_run = cells["topp_run"][1]
+    assert images(topp_run) == 2, "one figure (win table and totals) per tournament"
+    text = "".join(out.get("text", "") for out in topp_run.outputs if out.output_type == "stream")
+    shipped = [line for line in text.splitlines() if line.startswith("ANET")][:6]
+    won = {int(line.split()[1].rstrip(":")): int(line.split()[3]) for line in shipped}
+    assert sorted(won) == [0, 100, 200, 300, 400, 500], text
+    assert won[0] == min(won.values()) and won[500] == max(won.values()), won
+
+
 def _secret_lines(nb) -> set[str]:
     """Lines inside solution / hidden-test regions that never appear in a public part of the notebook."""
     secret, public = set(), set()
