@@ -140,6 +140,12 @@ def uct_scores(case) -> np.ndarray:
     return Q + bonus if case["player"] == 1 else bonus - Q
 
 
+def _same_edge_before(case, edge: int) -> int | None:
+    """The first edge before `edge` with the same N and Q (so the same score by any formula), if any."""
+    same = np.flatnonzero((case["N"][:edge] == case["N"][edge]) & (case["Q"][:edge] == case["Q"][edge]))
+    return int(same[0]) if len(same) else None
+
+
 def judge_tree_policy(cases: list, expected: list, outputs: list) -> None:
     def acceptable(case, got) -> bool:
         if not isinstance(got, int) or not 0 <= got < len(case["N"]):
@@ -149,8 +155,9 @@ def judge_tree_policy(cases: list, expected: list, outputs: list) -> None:
             return got == int(untried[0])
         scores = uct_scores(case)
         top = scores.max()
-        # equal scores up to rounding: the lowest index among them is expected, any of them accepted
-        return scores[got] >= top - 1e-9 * (1 + abs(top))
+        # equal scores up to rounding: the lowest index among them is expected, any of them accepted; but an
+        # edge with the same N and Q as an earlier one ties with it exactly, and the earlier one goes first
+        return scores[got] >= top - 1e-9 * (1 + abs(top)) and _same_edge_before(case, got) is None
 
     bad = [i for i, (case, got) in enumerate(zip(cases, outputs)) if not acceptable(case, got)]
     if bad:
@@ -160,6 +167,9 @@ def judge_tree_policy(cases: list, expected: list, outputs: list) -> None:
         rule = ("an untried edge exists: the first one" if np.any(case["N"] == 0) else
                 f"player {case['player']} {'maximises Q + ' if case['player'] == 1 else 'minimises Q - '}"
                 f"c * sqrt(ln N(s) / N(s, a))")
+        earlier = _same_edge_before(case, got) if isinstance(got, int) and 0 <= got < len(case["N"]) else None
+        if earlier is not None and not np.any(case["N"] == 0):
+            rule += f"; edges {earlier} and {got} have the same N and Q, so the same score: ties go to the lowest index"
         raise failure("tree_policy", len(bad), len(cases),
                       f"  tree_policy(parent_visits={case['parent_visits']}, N, Q, player={case['player']}, "
                       f"c={case['c']:.4g}) with\n{indent(chr(10).join(table))}\n  rule: {rule}\n"

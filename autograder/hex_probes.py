@@ -121,10 +121,13 @@ def probe_legal_distribution(fn, cases: list) -> list:
     for case in cases:
         probs, cells = case["probs"].copy(), case["board"].size
         try:
-            result = np.asarray(fn(probs, case["board"].copy()), dtype=np.float64)
+            returned = np.asarray(fn(probs, case["board"].copy()))
+            result = returned.astype(np.float64)
             value = (result.tolist() if result.shape == (cells,) and np.all(np.isfinite(result))
                      else f"an array of shape {result.shape}" + ("" if result.shape != (cells,) else " with nan or inf")
                      + f" (expected ({cells},), finite)")
+            if returned.dtype != np.float64 and isinstance(value, list):
+                value = f"an array of {returned.dtype} (expected float64, whatever the dtype of probs)"
         except Exception as exc:
             value = f"raises {error_of(exc)}"
         outputs.append({"probs": value, "changed": bool(not np.array_equal(probs, case["probs"]))})

@@ -18,12 +18,13 @@ from azcourse import visible_checks
 from azcourse.notebook_code import strip_solution_markers
 from azcourse.visible_checks import PASSED
 from autograder.grading_config import REPO_ROOT
-from student_mistakes import MISTAKES, NOTEBOOK_OF
+from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of
 
 # Locked cells the answers and tests need (the demos, training and matches are left out).
 PROVIDED = {"ttt1_mcts": {"setup", "game_provided", "mcts_provided", "mcts_eval"},
             "ttt2_selfplay": {"setup", "part1_solutions", "self_play", "network", "agents"},
-            "azul3_play": {"setup"}}
+            "azul3_play": {"setup"},
+            "hex4_onpolicy": {"setup", "board_helpers", "mcts_provided", "anet_provided", "anet_agents"}}
 
 
 def notebook_cells(assignment: str) -> list[tuple[str, str, str]]:
@@ -83,12 +84,15 @@ def run_visible_tests(assignment: str, mistake: tuple[str, str] | None = None, o
     return results
 
 
-CASES = [(function, label) for function, mistakes in MISTAKES.items() for label in mistakes]
+CASES = [(key, label) for key, mistakes in MISTAKES.items() for label in mistakes]
 
 
 def test_every_todo_has_at_least_three_mistakes():
     assert set(MISTAKES) == set(NOTEBOOK_OF)
     assert all(len(mistakes) >= 3 for mistakes in MISTAKES.values())
+    for assignment in PROVIDED:  # every answer cell of every notebook, and nothing else
+        answers = {grade_id for grade_id, kind, _ in notebook_cells(assignment) if kind == "solution"}
+        assert answers == {function_of(key) for key, notebook in NOTEBOOK_OF.items() if notebook == assignment}
 
 
 @pytest.mark.parametrize("assignment", sorted(PROVIDED))
@@ -99,11 +103,11 @@ def test_the_reference_passes_every_visible_test(assignment):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("function, label", CASES, ids=[f"{f}: {label}" for f, label in CASES])
-def test_a_mistake_fails_its_own_test_only_and_names_it(function, label):
-    assignment = NOTEBOOK_OF[function]
+@pytest.mark.parametrize("key, label", CASES, ids=[f"{key}: {label}" for key, label in CASES])
+def test_a_mistake_fails_its_own_test_only_and_names_it(key, label):
+    assignment, function = NOTEBOOK_OF[key], function_of(key)
     affected = affected_tests(assignment, function)
-    results = run_visible_tests(assignment, (function, MISTAKES[function][label]), only=affected)
+    results = run_visible_tests(assignment, (function, MISTAKES[key][label]), only=affected)
     status, message = results[f"test_{function}"]
     assert status == "failed", f"{function} ({label}) passes its visible test"
     assert function in message and "expected" in message and "got" in message, message
