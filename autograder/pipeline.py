@@ -332,6 +332,7 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
             continue
         done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", check=False,
                         capture=True)
+        causes = _feedback_failures(course, assignment, graded) if done.returncode else {}
         files = [course.feedback / student / assignment / f"{notebook}.html"
                  for student, notebooks in graded.items() for notebook in notebooks]
         leaking = leaks.leaking_feedback(course, [path for path in files if path.exists()])  # one scan
@@ -345,8 +346,7 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
                     html_file.unlink()
                     mine = [leaks.withheld_reason(leaking[html_file])]
                 elif not html_file.exists() and not mine:
-                    cause = failure_cause(done.stderr, done.stdout, done.returncode) if done.returncode else "no file"
-                    mine = [f"feedback could not be generated: {cause}"]
+                    mine = [f"feedback could not be generated: {causes.get(student, 'no file')}"]
                 report.parent.mkdir(parents=True, exist_ok=True)
                 report.write_text(json.dumps({"problems": mine}, indent=1))
                 problems += mine
@@ -360,6 +360,23 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
                           f"({', '.join(withheld[:5])}{', ...' if len(withheld) > 5 else ''}); the others were "
                           f"delivered; the grade table says why")
     return outcome
+
+
+def _feedback_failures(course: Course, assignment: str, graded: dict) -> dict:
+    """{student: why nbgrader wrote no feedback} for each student of a failed ``generate_feedback``
+    run that lacks a file and a guard's reason. The run's log mixes every student's errors, so
+    each such student's feedback is generated again alone and the cause read from that run: one
+    student's row never shows another's exception. A rerun that succeeds delivers the file."""
+    causes = {}
+    for student, notebooks in sorted(graded.items()):
+        lacking = [nb for nb in notebooks if not (course.feedback / student / assignment / f"{nb}.html").exists()
+                   and not (course.reports / assignment / student / f"{nb}.feedback.json").exists()]
+        if lacking:
+            alone = nbgrader(course, "generate_feedback", assignment, "--student", student, "--force",
+                             "--log-level=ERROR", check=False, capture=True)
+            causes[student] = failure_cause(alone.stderr, alone.stdout, alone.returncode) if alone.returncode \
+                else "no file"
+    return causes
 
 
 def _reports(course: Course, assignment: str, student: str, notebook: str) -> tuple[dict, dict, list, str]:
