@@ -117,8 +117,12 @@ def test_hex_verdicts_name_the_slip(graded):
     # rollout and topp are probed with a correct winner: the slip costs test_winner's points only
     assert cells["partial_winner"]["test_rollout"]["reason"] == cells["partial_winner"]["test_topp"]["reason"] == ""
     # the forged play_game fooled the visible tests, not the judge, whose agents record every game
+    assert cells["forged_games"]["test_topp"]["reason"].startswith("topp gives a wrong result on 8 of 8")
+    report = json.loads((Path(graded["course"].reports) / "hex4_onpolicy" / "forged_games" / "hex4_onpolicy.json")
+                        .read_text())
     assert "the games were played as the protocol says, but the table differs" in \
-        cells["forged_games"]["test_topp"]["reason"]
+        report["cells"]["test_topp"]["reason"]
+    assert "Visible test" not in report["cells"]["test_topp"]["reason"]
     assert cells["blank"]["test_winner"]["reason"].startswith("NotImplementedError")
 
 
