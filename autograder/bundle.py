@@ -12,7 +12,9 @@ checkpoints.py`` finds ``ckpts/`` two folders above itself):
   packages, followed transitively through the imports of every module found (those inside
   functions too), with the ``__init__.py`` of every package on the way;
 * ``ckpts/<name>/`` for every checkpoint whose name (or short name, see ``checkpoints.model_dir``)
-  is a string literal of the notebook or of a shipped module;
+  is a string literal of the notebook or of a shipped module (``"hex5"`` names the Hex run folder
+  with its ``anet_*`` subfolders), less what only the instructor's machine holds: a training run's
+  ``resume/`` state (git-ignored), caches and hidden files;
 * ``requirements.txt`` (a copy of ``requirements-student.txt``), ``environment.yml`` (conda),
   ``validate.py`` (``azcourse/student_validate.py``: Validate without nbgrader) and ``README.md``
   (how to start with pip, conda or Colab, how to validate, what to hand in).
@@ -39,6 +41,9 @@ VALIDATE_SOURCE = REPO_ROOT / "azcourse" / "student_validate.py"
 DEFAULT_OUTPUT = REPO_ROOT / "dist" / "student"
 FORBIDDEN_DIRS = ("autograder", "solutions", "assignments")
 GRADER_FILE_PATTERNS = ("*_checks.py", "*_cases.py", "*_probes.py")
+# Inside a checkpoint folder, never shipped: the state an interrupted training run resumes from
+# (azcourse/hex/train.py writes <run>/resume/, git-ignored) and Python caches; hidden files neither.
+CKPT_EXCLUDED_DIRS = ("resume", "__pycache__")
 # Packages that Colab's own runtime provides (its kernel, widgets and notebook tools): replacing
 # them with our pins can break a Colab session, so the Colab route installs the other pins only.
 COLAB_PROVIDED = ("ipykernel", "ipywidgets", "jupyterlab", "nbclient", "nbformat")
@@ -186,6 +191,13 @@ def dependencies(notebook: Path) -> tuple[list[Path], list[str]]:
     return sorted(files), checkpoints
 
 
+def checkpoint_files(folder: Path) -> list[Path]:
+    """The files of checkpoint folder ``folder`` that ship, sorted: every file in it and its
+    subfolders (``anet_<episode>/``), except under ``CKPT_EXCLUDED_DIRS`` and hidden ones."""
+    return [path for path in sorted(folder.rglob("*")) if path.is_file()
+            and not any(part in CKPT_EXCLUDED_DIRS or part.startswith(".") for part in path.relative_to(folder).parts)]
+
+
 # ----------------------------------------------------------------------------- the bundle
 
 def _direct_pins() -> list[str]:
@@ -212,8 +224,8 @@ def bundle_files(assignment: str, release_dir: Path = RELEASE_DIR) -> dict[str, 
         modules, checkpoints = dependencies(notebook)
         files.update({str(path.relative_to(REPO_ROOT)): path.read_bytes() for path in modules})
         for name in checkpoints:
-            files.update({str(path.relative_to(REPO_ROOT)): path.read_bytes()
-                          for path in sorted((CKPT_DIR / name).rglob("*")) if path.is_file()})
+            files.update({f"{CKPT_DIR.name}/{path.relative_to(CKPT_DIR).as_posix()}": path.read_bytes()
+                          for path in checkpoint_files(CKPT_DIR / name)})
     colab = " ".join(pin for pin in _direct_pins() if pin.split("==")[0].lower() not in COLAB_PROVIDED)
     files["requirements.txt"] = STUDENT_REQUIREMENTS.read_bytes()
     files["environment.yml"] = ENVIRONMENT_YML.format(assignment=assignment).encode()

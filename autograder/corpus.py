@@ -24,7 +24,10 @@ TTT1_TESTS = ("test_get_next_state", "test_get_reward", "test_select_action", "t
               "test_expand_node", "test_search_iter")
 TTT2_TESTS = ("test_train_step", "test_match_average")
 AZUL3_TESTS = ("test_decode_move", "test_legal_takes", "test_masked_policy", "test_arena")
-ALL = {"ttt1_mcts": set(TTT1_TESTS), "ttt2_selfplay": set(TTT2_TESTS), "azul3_play": set(AZUL3_TESTS)}
+HEX4_TESTS = ("test_winner", "test_tree_policy", "test_rollout", "test_legal_distribution", "test_policy_loss",
+              "test_train_step", "test_topp")
+ALL = {"ttt1_mcts": set(TTT1_TESTS), "ttt2_selfplay": set(TTT2_TESTS), "azul3_play": set(AZUL3_TESTS),
+       "hex4_onpolicy": set(HEX4_TESTS)}
 MODEL_ANSWER = "My answer: the search visits the winning move most often, because its value is +1."
 
 
@@ -178,6 +181,33 @@ def arena(agent_a, agent_b, num_games, seed):
             "mean_score_diff": r.mean_score_a - r.mean_score_b}
 ''',
 }
+
+WINNER_OTHER_DIAGONAL = '''
+def winner(board):
+    n = board.shape[0]
+    for player in (1, 2):
+        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
+        stack = [cell for cell in stack if board[cell] == player]
+        seen = set(stack)
+        while stack:
+            row, col = stack.pop()
+            if (row if player == 1 else col) == n - 1:
+                return player
+            for dr, dc in ((-1, -1), (-1, 0), (0, -1), (0, 1), (1, 0), (1, 1)):  # the wrong pair of diagonals
+                nxt = (row + dr, col + dc)
+                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return 0
+'''
+FORGED_PLAY_GAME = '''
+def play_game(agent_1, agent_2, size, show_moves=False):
+    """Replaces the provided play_game: each agent is shown the empty board (so every opening looks
+    played as the protocol says), and the opener is declared the winner without a game."""
+    board = empty_board(size)
+    agent_2(place(board, int(agent_1(board, 1)), 1), 2)
+    return 1
+'''
 
 
 def gradebook_write(workspace: Path) -> str:
@@ -356,7 +386,7 @@ def _lms_zip(course) -> dict:
             "Jane Doe_4242_assignsubmission_file_/homework.zip": buffer.getvalue()}
 
 
-T1, T2, AZ3 = set(TTT1_TESTS), set(TTT2_TESTS), set(AZUL3_TESTS)
+T1, T2, AZ3, HEX4 = set(TTT1_TESTS), set(TTT2_TESTS), set(AZUL3_TESTS), set(HEX4_TESTS)
 
 
 def all_cases() -> list[Case]:
@@ -387,6 +417,16 @@ def all_cases() -> list[Case]:
                flags=["arena calls a helper the notebook forbids: play_match",
                       "decode_move calls a helper the notebook forbids: string_to_action",
                       "legal_takes calls a helper the notebook forbids: get_valid_mask"]),
+        simple("full", "hex4_onpolicy", HEX4),
+        simple("blank", "hex4_onpolicy", set(), blank=tuple(source_solutions("hex4_onpolicy"))),
+        Case("as_distributed", "hex4_onpolicy", _as_distributed("hex4_onpolicy"), set()),
+        # The rollout and TOPP probes put a correct winner in place (and test_rollout's visible test stops at
+        # "fix winner first"), so only test_winner fails. With the wrong diagonals a full board still has
+        # exactly one chain, so every game of the demo and training cells ends.
+        simple("partial_winner", "hex4_onpolicy", HEX4 - {"test_winner"}, extra={"winner": WINNER_OTHER_DIAGONAL}),
+        # Hostile: play_game (a provided function) replaced so that the visible TOPP tests pass without a game
+        # being played; the hidden judge compares the table with the games the grader's agents really play.
+        simple("forged_games", "hex4_onpolicy", HEX4 - {"test_topp"}, extra={"topp": FORGED_PLAY_GAME}),
         Case("tampered_metadata", "ttt1_mcts", _tampered_metadata, T1,
              problems=["test_get_reward': nbgrader metadata (solution) was changed",
                        "test_select_action': nbgrader metadata (grade) was changed",
@@ -415,10 +455,13 @@ def all_cases() -> list[Case]:
 
 DEMO = ("full", "blank", "partial_action_prob", "partial", "partial_wall", "always_equal", "input_transformer", "gradebook_write",
         "warning")
+# Assignments with fewer demo cases (by name): a Hex submission takes 35-40 s to grade (its JAX checks
+# compile), so the demo shows its full answer only (13 submissions: 88 s of grading instead of 73 s).
+DEMO_BY_ASSIGNMENT = {"hex4_onpolicy": ("full",)}
 
 
 def demo_cases() -> list[Case]:
-    return [case for case in all_cases() if case.name in DEMO]
+    return [case for case in all_cases() if case.name in DEMO_BY_ASSIGNMENT.get(case.assignment, DEMO)]
 
 
 def write_submissions(folder, cases, course) -> None:

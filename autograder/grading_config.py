@@ -56,8 +56,10 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     c.SandboxExecute.timeout = c.Execute.timeout
     c.SandboxExecute.notebook_timeout = NOTEBOOK_TIMEOUT
     # Locked heavy cells (training, evaluation) run a small budget under NBGRADER_EXECUTION;
-    # they get more room than a student's cell all the same.
-    c.SandboxExecute.cell_timeouts = {"alphazero_loop": 300, "direct_training": 300, "evaluation": 300}
+    # they get more room than a student's cell all the same (part 2's loops and matches, part 4's
+    # on-policy training, which runs the student's search and train_step).
+    c.SandboxExecute.cell_timeouts = {"alphazero_loop": 300, "direct_training": 300, "evaluation": 300,
+                                      "training": 300}
     c.SandboxExecute.kernel_name = "python3"
     c.SandboxExecute.report_directory = str(report_directory)
     c.Autograde.autograde_preprocessors = [SandboxExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,

@@ -142,18 +142,25 @@ def probe_policy_loss(fn, cases: list) -> list:
 
     def run_one(case):
         x, target = jnp.asarray(case["x"]), jnp.asarray(case["target"])
-        loss = fn(jnp.asarray(case["logits"]), x, target)
-        if np.ndim(loss) != 0:
-            return f"returned an array of shape {np.shape(loss)} (expected a scalar)"
+        logits = jnp.asarray(case["logits"])
+        # Loss and gradient in one pass (each new shape costs XLA compilations, the bulk of this probe);
+        # anything it refuses (a non-scalar or non-float result, code that cannot be differentiated)
+        # is described by the separate calls below.
+        try:
+            loss, grad = jax.value_and_grad(lambda z: fn(z, x, target))(logits)
+        except Exception:
+            loss, grad = fn(logits, x, target), None
+            if np.ndim(loss) != 0:
+                return f"returned an array of shape {np.shape(loss)} (expected a scalar)"
         loss = float(loss)
         if not np.isfinite(loss):
             return f"returned {loss}"
-        try:
-            grad = jax.grad(lambda z: fn(z, x, target))(jnp.asarray(case["logits"]))
-            gradient = bool(jnp.all(jnp.isfinite(grad)))
-        except Exception as exc:  # right value, but not differentiable (numpy or float() inside)
-            gradient = f"raises {error_of(exc)}"
-        return {"loss": loss, "gradient_finite": gradient}
+        if grad is None:
+            try:
+                grad = jax.grad(lambda z: fn(z, x, target))(logits)
+            except Exception as exc:  # right value, but not differentiable (numpy or float() inside)
+                return {"loss": loss, "gradient_finite": f"raises {error_of(exc)}"}
+        return {"loss": loss, "gradient_finite": bool(np.all(np.isfinite(np.asarray(grad))))}
     return probe_each(cases, run_one)
 
 

@@ -18,17 +18,21 @@ import pytest
 
 import nbformat
 
-from autograder import corpus, leaks, pipeline, sandbox
+from autograder import corpus, grading_config, leaks, pipeline, sandbox
 from autograder.grading_config import REPO_ROOT
 
 CELL_TIMEOUT = 20  # the infinite loop costs this much
+# Part 4's JAX test cells spend 10-15 s compiling on an idle core (twice that on busy ones): they keep
+# the grader's own timeout (the grade_id test_train_step is part 2's too).
+SLOW_CELLS = {"test_policy_loss": grading_config.CELL_TIMEOUT, "test_train_step": grading_config.CELL_TIMEOUT}
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     workspace = tmp_path_factory.mktemp("grading")
     main_gradebook = REPO_ROOT / "gradebook.db"
-    course = pipeline.Course.workspace(workspace, extra_config=f"c.SandboxExecute.timeout = {CELL_TIMEOUT}\n")
+    course = pipeline.Course.workspace(workspace, extra_config=f"c.SandboxExecute.timeout = {CELL_TIMEOUT}\n"
+                                       f"c.SandboxExecute.cell_timeouts.update({SLOW_CELLS!r})\n")
     pipeline.build(course)  # generate_assignment from assignments/ + marker lint + leak scan
     cases = corpus.all_cases()
     corpus.write_submissions(workspace / "incoming", cases, course)
@@ -106,6 +110,22 @@ def test_failed_cells_say_why(graded):
     assert "SystemExit" in reasons[("sys_exit", "test_get_action_prob")]
 
 
+def test_hex_verdicts_name_the_slip(graded):
+    cells = {student: graded["rows"][(student, "hex4_onpolicy")]["cells"]
+             for student in ("partial_winner", "forged_games", "blank")}
+    assert cells["partial_winner"]["test_winner"]["reason"].startswith("winner gives a wrong result")
+    # rollout and topp are probed with a correct winner: the slip costs test_winner's points only
+    assert cells["partial_winner"]["test_rollout"]["reason"] == cells["partial_winner"]["test_topp"]["reason"] == ""
+    # the forged play_game fooled the visible tests, not the judge, whose agents record every game
+    assert cells["forged_games"]["test_topp"]["reason"].startswith("topp gives a wrong result on 8 of 8")
+    report = json.loads((Path(graded["course"].reports) / "hex4_onpolicy" / "forged_games" / "hex4_onpolicy.json")
+                        .read_text())
+    assert "the games were played as the protocol says, but the table differs" in \
+        report["cells"]["test_topp"]["reason"]
+    assert "Visible test" not in report["cells"]["test_topp"]["reason"]
+    assert cells["blank"]["test_winner"]["reason"].startswith("NotImplementedError")
+
+
 def test_student_code_could_not_tamper(graded):
     course = graded["course"]
     for path in (Path(course.root) / "PWNED", REPO_ROOT / "autograder" / "PWNED", REPO_ROOT / "release" / "PWNED"):
@@ -166,8 +186,8 @@ def test_cli_autograde_exits_non_zero_with_the_cause(graded):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["autograde", "ttt1_mcst"], "error: no assignment named ttt1_mcst (the course has: azul3_play, ttt1_mcts, "
-                                 "ttt2_selfplay)"),
+    (["autograde", "ttt1_mcst"], "error: no assignment named ttt1_mcst (the course has: azul3_play, hex4_onpolicy, "
+                                 "ttt1_mcts, ttt2_selfplay)"),
     (["autograde", "ttt1_mcts", "--student", "nobody"], "error: nothing to grade: no submission of ttt1_mcts and "
                                                          "student nobody"),
     (["feedback", "azul"], "error: no assignment named azul"),

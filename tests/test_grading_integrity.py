@@ -13,10 +13,10 @@ import nbformat
 import pytest
 from nbgrader.nbgraderformat import MetadataValidator
 
-from autograder import audit, code_scan, pipeline, restore_cells
+from autograder import audit, build, code_scan, pipeline, restore_cells
 from autograder.grading_config import REPO_ROOT
 
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy")
 
 
 def release(assignment):
@@ -36,6 +36,10 @@ def known_cells(nb) -> dict:
 def nbgrader_cells(nb) -> list:
     return [(c.metadata.nbgrader["grade_id"], c.cell_type, dict(c.metadata.nbgrader))
             for c in nb.cells if "nbgrader" in c.metadata]
+
+
+def test_every_assignment_is_covered():
+    assert sorted(ASSIGNMENTS) == sorted(build.ASSIGNMENTS)
 
 
 # ----------------------------------------------------------------------------- item 5: restore

@@ -4,7 +4,7 @@ A copy of the repository (what git tracks, plus new files not ignored) stands in
 checkout; every command below is typed as the docs type it, in that folder, with nothing but the
 course's ``nbgrader_config.py`` to configure it:
 
-    nbgrader generate_assignment A / generate_solution A    (all three assignments)
+    nbgrader generate_assignment A / generate_solution A    (every assignment)
     nbgrader autograde ttt1_mcts                             (a full, a blank and a hostile submission)
     nbgrader generate_feedback ttt1_mcts
     nbgrader export
@@ -29,7 +29,7 @@ from autograder.grading_config import REPO_ROOT
 from jupyter_lab import running_lab
 
 pytestmark = pytest.mark.slow
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy")
 STUDENTS = ("full", "blank", "gradebook_write")
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = "azcourse-formgrader-test"

@@ -3,7 +3,7 @@ import inspect
 import json
 import os
 
-from autograder import isolation, numba_cache
+from autograder import build, isolation, numba_cache
 from autograder.numba_cache import exercise
 
 COUNT_MISSES = inspect.getsource(exercise) + """
@@ -48,8 +48,8 @@ def test_only_notebooks_that_use_the_engine_get_the_cache():
     import nbformat
     uses = {name: numba_cache.uses_numba(nbformat.read(numba_cache.REPO_ROOT / "assignments" / name / f"{name}.ipynb",
                                                        as_version=4))
-            for name in ("ttt1_mcts", "ttt2_selfplay", "azul3_play")}
-    assert uses == {"ttt1_mcts": False, "ttt2_selfplay": False, "azul3_play": True}
+            for name in build.ASSIGNMENTS}
+    assert uses == {"ttt1_mcts": False, "ttt2_selfplay": False, "azul3_play": True, "hex4_onpolicy": False}
 
 
 def test_the_key_follows_the_sources(tmp_path, monkeypatch):

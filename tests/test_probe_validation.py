@@ -10,20 +10,26 @@ import random
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from autograder import probes, testcells
 from autograder.probe_schema import REF, Either, Int, ListOf, Malformed, Record, Str, validate
 
-CHECKS = [(module, name) for module in ("ttt_checks", "ttt_train_checks", "azul_checks")
-          for name in probes._checks(module).SCHEMAS]
+# every judge of every checks module of the grader (autograder/*_checks.py)
+MODULES = sorted(path.stem for path in Path(probes.__file__).parent.glob("*_checks.py"))
+CHECKS = [(module, name) for module in MODULES for name in probes._checks(module).SCHEMAS]
 
 
 @pytest.fixture(scope="module", params=CHECKS, ids=lambda c: f"{c[0]}.{c[1]}")
 def check(request):
     module, name = request.param
     return module, name, probes.reference_outputs(module, name)
+
+
+def test_every_assignments_judges_are_checked():
+    assert MODULES == ["azul_checks", "hex_checks", "ttt_checks", "ttt_train_checks"]
 
 
 def test_the_reference_output_is_accepted(check):

@@ -2,8 +2,8 @@
 
 For each of those versions found on this machine (``python3.X`` on PATH, or a pyenv installation),
 other than the one running this suite (the whole suite covers it), the test creates a fresh venv,
-installs ``requirements.txt`` and the project into it as ``scripts/setup.sh`` does, and runs the three
-solution notebooks top to bottom in grading mode with nbclient in that venv. Versions not on the
+installs ``requirements.txt`` and the project into it as ``scripts/setup.sh`` does, and runs every
+solution notebook top to bottom in grading mode with nbclient in that venv. Versions not on the
 machine are skipped with the reason.
 """
 import glob
@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from autograder import build
 from autograder.grading_config import REPO_ROOT
 
 SUPPORTED = ("3.11", "3.12", "3.13")
@@ -56,11 +57,11 @@ def test_pins_install_and_notebooks_run(version, tmp_path):
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run(pip + ["-r", str(REPO_ROOT / "requirements.txt")], check=True, timeout=1500)
     subprocess.run(pip + ["--no-deps", "-e", str(REPO_ROOT)], check=True, timeout=600)
-    notebooks = [str(REPO_ROOT / "solutions" / name / f"{name}.ipynb")
-                 for name in ("ttt1_mcts", "ttt2_selfplay", "azul3_play")]
+    notebooks = [str(REPO_ROOT / "solutions" / assignment / f"{name}.ipynb")
+                 for assignment, names in build.ASSIGNMENTS.items() for name in names]
     env = {**os.environ, "NBGRADER_EXECUTION": "autograde", "MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu",
            "PYTHONPATH": ""}
     done = subprocess.run([str(venv / "bin" / "python"), "-c", RUN_NOTEBOOKS, *notebooks], env=env,
                           capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.count(f"on {version}") == 3, done.stdout
+    assert done.stdout.count(f"on {version}") == len(notebooks), done.stdout

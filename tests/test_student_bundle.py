@@ -7,13 +7,15 @@ instructor's tools, ``validate.py``'s nbgrader semantics on prepared notebooks.
 
 The slow test installs the bundles as a student would: unzipped into an empty folder, a fresh venv
 per supported Python, ``pip install -r requirements.txt`` from the bundle, nothing of this checkout
-on ``sys.path``. On each of them it completes each of the three release notebooks with the
+on ``sys.path``. On each of them it completes each of the four release notebooks with the
 reference answers and runs ``validate.py`` on it (exit 0, success line) and on the blank release
 notebook (exit 1, every unfilled cell named). Measured on 2 cores: 7.5 minutes for the three
-Pythons of this machine (the install is 30 s of each, with ``--no-compile``); a machine with one
-supported Python (CI's) runs a third of it.
+Pythons of this machine with three notebooks (the install is 30 s of each, with ``--no-compile``);
+with the fourth (Hex), 169 s for one Python. A machine with one supported Python (CI's) runs a third
+of it.
 """
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -25,11 +27,11 @@ import pytest
 from packaging.utils import canonicalize_name
 from test_python_versions import SUPPORTED, interpreter
 
-from autograder import bundle, leaks
+from autograder import build, bundle, leaks
 from autograder.grading_config import REPO_ROOT
 from azcourse import student_validate
 
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy")
 COMMON = ["README.md", "environment.yml", "requirements.txt", "validate.py", "azcourse/__init__.py",
           "azcourse/visible_checks.py"]
 TTT = ["azcourse/tictactoe/__init__.py", "azcourse/tictactoe/rules.py", "azcourse/tictactoe/tree_plots.py"]
@@ -43,6 +45,15 @@ EXPECTED = {
                             "azcourse/azul_terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
                      for name in ("card.json", "params.msgpack", "train_log.jsonl")],
+    # ckpts/hex5: the run folder that cached_anets(run_dir_for("hex5")) reads, every anet_<episode>/ in it
+    "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/games/__init__.py",
+                               "azcourse/games/evaluators.py", "azcourse/games/hex.py", "azcourse/games/hex_display.py",
+                               "azcourse/games/protocol.py", "azcourse/hex/__init__.py", "azcourse/hex/anet.py",
+                               "azcourse/hex/checkpoints.py", "azcourse/hex/config.py", "azcourse/hex/replay.py",
+                               "azcourse/progress.py", "ckpts/hex5/config.toml", "ckpts/hex5/topp.png",
+                               "ckpts/hex5/training_log.csv"]
+                     + [f"ckpts/hex5/anet_{episode}/{name}" for episode in range(0, 501, 100)
+                        for name in ("card.json", "params.msgpack")],
 }
 INSTRUCTOR_ONLY = {"nbgrader", "psycopg2-binary", "pytest", "hypothesis", "playwright", "alembic", "sqlalchemy",
                    "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz"}
@@ -67,6 +78,10 @@ def zip_files(path: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- contents
+
+def test_every_assignment_has_its_bundle_listed(zips):
+    assert sorted(ASSIGNMENTS) == sorted(EXPECTED) == sorted(build.ASSIGNMENTS) == sorted(zips)
+
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_bundle_holds_exactly_what_its_notebook_needs(zips, assignment):
@@ -109,7 +124,24 @@ def test_forbidden_paths():
     assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/azcourse/ttt_checks.py")
     assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/ttt_cases.py")
     assert "judge, case data or probe" in bundle.forbidden("azul3_play/lib/azul_probes.py")
+    assert "judge, case data or probe" in bundle.forbidden("hex4_onpolicy/azcourse/hex/hex_checks.py")
+    assert "judge, case data or probe" in bundle.forbidden("hex4_onpolicy/hex_probes.py")
     assert bundle.forbidden("ttt1_mcts/azcourse/visible_checks.py") is None  # the notebooks' own visible checks
+
+
+def test_a_checkpoint_ships_without_the_run_state_of_the_instructors_machine(tmp_path, monkeypatch):
+    """A run folder as a resumable training leaves it (azcourse/hex/train.py): its resume/ state, a
+    cache and hidden files stay home; every anet_<episode>/ ships."""
+    from azcourse.hex import train
+
+    ckpts = tmp_path / "ckpts"
+    shutil.copytree(REPO_ROOT / "ckpts" / "hex5", ckpts / "hex5")
+    for extra in (train.RESUME_FILE, "anet_500/.DS_Store", "__pycache__/x.pyc", ".ipynb_checkpoints/x.csv"):
+        (ckpts / "hex5" / extra).parent.mkdir(parents=True, exist_ok=True)
+        (ckpts / "hex5" / extra).write_bytes(b"instructor only")
+    monkeypatch.setattr(bundle, "CKPT_DIR", ckpts)
+    names = {name.split("/", 1)[1] for name in bundle.bundle_files("hex4_onpolicy") if "/ckpts/" in f"/{name}"}
+    assert names == {name for name in EXPECTED["hex4_onpolicy"] if name.startswith("ckpts/")}
 
 
 def release_copy(tmp_path: Path, assignment: str, extra_cell: str) -> Path:
@@ -313,7 +345,7 @@ def test_bundle_installs_and_validates_in_a_fresh_venv(version, zips, tmp_path):
     env.pop("VIRTUAL_ENV", None)
     run = lambda args, cwd, timeout=900: subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,  # noqa: E731
                                                         timeout=timeout)
-    # the three bundles ship the same requirements: one install serves them all
+    # the bundles ship the same requirements: one install serves them all
     assert len({(folder / "requirements.txt").read_bytes() for folder in folders.values()}) == 1
     # --no-compile: byte-compiling every installed module would triple the install (105 s instead of
     # 30 s on 2 cores); the kernel compiles what it imports anyway
@@ -326,7 +358,8 @@ def test_bundle_installs_and_validates_in_a_fresh_venv(version, zips, tmp_path):
     probe = "import sys, {0}; assert {0}.__file__.startswith(sys.argv[1]), {0}.__file__; print('ok')"
     for assignment, module in (("ttt1_mcts", "azcourse.tictactoe.tree_plots"),
                                ("ttt2_selfplay", "azcourse.tictactoe.fast_inference"),
-                               ("azul3_play", "azcourse.azul_terminal")):
+                               ("azul3_play", "azcourse.azul_terminal"),
+                               ("hex4_onpolicy", "azcourse.hex.checkpoints")):
         done = run([venv_python, "-c", probe.format(module), str(folders[assignment])], folders[assignment])
         assert done.stdout.strip() == "ok", done.stderr[-3000:]
     for assignment in ASSIGNMENTS:
