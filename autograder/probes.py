@@ -101,9 +101,17 @@ def judge(module: str, name: str, outputs) -> str | None:
         return (f"{name}: the test data that came back from your kernel is incomplete or malformed ({problem}); "
                 "every test case needs a result (was the hidden check altered while it ran?)")
     except AssertionError as problem:
-        return str(problem) or f"{name}: wrong result"
+        return _not_written(name, outputs) or str(problem) or f"{name}: wrong result"
     except Exception as exc:  # data the judge cannot even compare is a wrong answer, not a crash
         return f"{name}: the test data from your code could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
+    return None
+
+
+def _not_written(name: str, outputs) -> str | None:
+    """The reason for a function that raised NotImplementedError on every case (a blank answer cell, or
+    one whose visible test left the verdict to the judge), instead of the judge's first wrong case."""
+    if isinstance(outputs, list) and outputs and all("NotImplementedError" in json.dumps(o) for o in outputs):
+        return f"NotImplementedError: {name} is not written yet (it raised NotImplementedError on every test case)"
     return None
 
 

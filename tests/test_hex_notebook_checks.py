@@ -168,3 +168,17 @@ def test_train_step_is_graded_with_a_correct_policy_loss(ref):
     namespace = with_globals(ref, ("train_step",), policy_loss=wrong_loss)
     hex_checks.check_train_step(namespace["train_step"])
     assert namespace["policy_loss"] is wrong_loss
+
+
+def test_a_blank_answer_is_named_as_not_written_rather_than_wrong():
+    def blank(*args):
+        raise NotImplementedError()
+
+    with pytest.raises(AssertionError, match="^NotImplementedError: rollout is not written yet"):
+        hex_checks.check_rollout(blank)
+
+    def half_written(board, player, policy):
+        raise NotImplementedError() if board.shape[0] == 3 else ValueError("no")
+
+    with pytest.raises(AssertionError, match="^rollout gives a wrong result"):  # not every case: the usual report
+        hex_checks.check_rollout(half_written)
