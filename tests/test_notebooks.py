@@ -33,10 +33,12 @@ def _nbgrader(*args, cwd=REPO_ROOT) -> subprocess.CompletedProcess:
 
 
 def _execute(path: Path, mode: str) -> nbformat.NotebookNode:
-    """Execute a notebook in a fresh kernel with NBGRADER_EXECUTION=mode, keeping errors as outputs."""
+    """Execute a notebook in a fresh kernel with NBGRADER_EXECUTION=mode, keeping errors as outputs.
+    Figures render inline, as in Jupyter and under the grader (the suite's Agg backend would drop them)."""
     nb = nbformat.read(path, as_version=4)
-    old = {key: os.environ.get(key) for key in ("NBGRADER_EXECUTION", "PYTHONPATH")}
-    os.environ.update(NBGRADER_EXECUTION=mode, PYTHONPATH=_env()["PYTHONPATH"])
+    old = {key: os.environ.get(key) for key in ("NBGRADER_EXECUTION", "PYTHONPATH", "MPLBACKEND")}
+    os.environ.update(NBGRADER_EXECUTION=mode, PYTHONPATH=_env()["PYTHONPATH"],
+                      MPLBACKEND="module://matplotlib_inline.backend_inline")
     try:
         NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
