@@ -32,6 +32,32 @@ def probe_each(cases: list, run_one) -> list:
     return outputs
 
 
+def unwrap(fn):
+    """The Python function behind a wrapper such as jax.jit or functools.wraps (for its globals)."""
+    return getattr(fn, "__wrapped__", fn)
+
+
+def train_calls(fn, state, calls) -> tuple:
+    """A student's train step called once per argument tuple: ``fn(state, *args) -> (new_state, loss)``.
+
+    Returns (the final state, the losses as floats, the final parameters flattened to a list).
+    Raises TypeError when a call returns anything but a state and a scalar loss.
+    """
+    import jax
+
+    losses = []
+    for args in calls:
+        result = fn(state, *args)
+        if not (isinstance(result, tuple) and len(result) == 2 and hasattr(result[0], "params")):
+            raise TypeError(f"expected (new_state, loss), got {short(result)}")
+        state, loss = result
+        if np.ndim(loss) != 0:
+            raise TypeError(f"the loss must be a scalar, got shape {np.shape(loss)}")
+        losses.append(float(loss))
+    leaves = jax.tree_util.tree_leaves(state.params)
+    return state, losses, np.concatenate([np.ravel(leaf) for leaf in leaves]).astype(float).tolist()
+
+
 @contextlib.contextmanager
 def quiet():
     """Silence warnings while a probe runs: nbgrader scores any stderr output of a cell as 0,

@@ -39,6 +39,14 @@ def _board_block(board) -> str:
     return f"{indent(rows)}\n    as code: {board_code(board)}"
 
 
+def refuse_changed_input(function: str, cases: list, outputs: list, board_of, advice: str) -> None:
+    """Fail `function` at the first case whose probe saw it change an input (outputs' "changed")."""
+    changed = [i for i, got in enumerate(outputs) if got["changed"]]
+    if changed:
+        raise failure(function, len(changed), len(cases),
+                      f"{_board_block(board_of(cases[changed[0]]))}\n  {function} changed {advice}")
+
+
 def played_position(size: int, rng: np.random.Generator, moves: int | None = None, player: int = 1):
     """(board, player to move) after random play from the empty board: `moves` stones, or until the end."""
     game = Hex(size)
@@ -98,10 +106,7 @@ def cases_winner() -> list:
 
 
 def judge_winner(cases: list, expected: list, outputs: list) -> None:
-    changed = [i for i, got in enumerate(outputs) if got["changed"]]
-    if changed:
-        raise failure("winner", len(changed), len(cases),
-                      f"{_board_block(cases[changed[0]])}\n  winner changed the board it was given: work on a copy")
+    refuse_changed_input("winner", cases, outputs, lambda board: board, "the board it was given: work on a copy")
 
     def describe(board):
         return f"{_board_block(board)}\n  (player 1 = X joins row 1 to the last row, player 2 = O column 1 to the last)"
@@ -197,12 +202,8 @@ def cases_rollout() -> list:
 
 
 def judge_rollout(cases: list, expected: list, outputs: list) -> None:
-    changed = [i for i, got in enumerate(outputs) if got["changed"]]
-    if changed:
-        case = cases[changed[0]]
-        raise failure("rollout", len(changed), len(cases),
-                      f"{_board_block(case['board'])}\n  rollout changed the board it was given: play on a copy "
-                      "(place returns a new board)")
+    refuse_changed_input("rollout", cases, outputs, lambda case: case["board"],
+                         "the board it was given: play on a copy (place returns a new board)")
 
     def describe(case):
         first = [int(c) for c in case["order"][:12]]
@@ -243,11 +244,8 @@ def cases_legal_distribution(n: int = 90) -> list:
 
 
 def judge_legal_distribution(cases: list, expected: list, outputs: list) -> None:
-    changed = [i for i, got in enumerate(outputs) if got["changed"]]
-    if changed:
-        raise failure("legal_distribution", len(changed), len(cases),
-                      f"{_board_block(cases[changed[0]]['board'])}\n  legal_distribution changed the probs it was "
-                      "given: work on a new array")
+    refuse_changed_input("legal_distribution", cases, outputs, lambda case: case["board"],
+                         "the probs it was given: work on a new array")
 
     def describe(case):
         probs = case["probs"]
@@ -275,15 +273,10 @@ def check_legal_distribution(fn) -> None:
 # ---------------------------------------------------------------- policy_loss
 
 def _encoded_batch(size: int, batch: int, rng) -> np.ndarray:
-    rows = []
-    for _ in range(batch):
-        board, player = played_position(size, rng, int(rng.integers(0, size * size - 1)))
-        cells = board.ravel()
-        x = np.zeros(2 + 2 * cells.size, np.float32)
-        x[player - 1] = 1.0
-        x[2::2], x[3::2] = cells == 1, cells == 2
-        rows.append(x)
-    return np.stack(rows)
+    """ANET inputs (``Hex.encode``) of `batch` positions of random games, float32 ``(batch, 2 + 2 size^2)``."""
+    game = Hex(size)
+    positions = [played_position(size, rng, int(rng.integers(0, size * size - 1))) for _ in range(batch)]
+    return np.stack([game.encode(game.from_seed_tuple((player, *board.ravel()))) for board, player in positions])
 
 
 def _targets(x: np.ndarray, rng, one_hot: bool = False) -> np.ndarray:

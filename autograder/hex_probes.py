@@ -15,15 +15,7 @@ import numpy as np
 
 from azcourse.games.hex import Hex
 
-from ._probe_util import error_of, probe_each, short
-
-NEG_LOGIT = -1e9
-
-
-def _unwrap(fn):
-    """The Python function behind a wrapper such as jax.jit or functools.wraps (for its globals)."""
-    return getattr(fn, "__wrapped__", fn)
-
+from ._probe_util import error_of, probe_each, short, train_calls, unwrap
 
 def correct_winner(board) -> int:
     """1 or 2 for the player whose chain joins their sides, else 0 (the course pack's engine)."""
@@ -33,19 +25,19 @@ def correct_winner(board) -> int:
 
 
 def correct_policy_loss(logits, x, target):
-    """Mean cross-entropy of the targets and the softmax renormalised over the empty cells (JAX)."""
-    import jax
+    """Mean cross-entropy of the targets and the softmax renormalised over the empty cells (JAX; the
+    masking of the course pack's ANET)."""
     import jax.numpy as jnp
 
-    empty = (x[:, 2::2] + x[:, 3::2]) == 0
-    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, NEG_LOGIT), axis=-1)
-    return -jnp.mean(jnp.sum(jnp.where(empty, target * log_pi, 0.0), axis=-1))
+    from azcourse.hex.anet import legal_from_encoding, masked_log_policy
+
+    return -jnp.mean(jnp.sum(jnp.where(legal_from_encoding(x), target * masked_log_policy(logits, x), 0.0), axis=-1))
 
 
 @contextlib.contextmanager
 def replaced(fn, **names):
     """Within the block, the notebook globals of `fn` named in `names` are the given objects."""
-    namespace = getattr(_unwrap(fn), "__globals__", None)
+    namespace = getattr(unwrap(fn), "__globals__", None)
     if not isinstance(namespace, dict):
         yield
         return
@@ -185,18 +177,9 @@ def probe_train_step(fn, cases: list) -> list:
             buffer = ReplayBuffer.from_arrays(case["capacity"], {"x": case["x"], "target": case["target"],
                                                                  "added": case["added"]})
             rng = np.random.default_rng(case["seed"])
-            losses = []
             try:
-                for _ in range(case["steps"]):
-                    result = fn(state, buffer, case["batch_size"], rng)
-                    if not (isinstance(result, tuple) and len(result) == 2 and hasattr(result[0], "params")):
-                        raise TypeError(f"expected (new_state, loss), got {short(result)}")
-                    state, loss = result
-                    if np.ndim(loss) != 0:
-                        raise TypeError(f"the loss must be a scalar, got shape {np.shape(loss)}")
-                    losses.append(float(loss))
-                leaves = jax.tree_util.tree_leaves(state.params)
-                params = np.concatenate([np.ravel(leaf) for leaf in leaves]).astype(float).tolist()
+                calls = [(buffer, case["batch_size"], rng)] * case["steps"]
+                state, losses, params = train_calls(fn, state, calls)
             except Exception as exc:
                 outputs.append(f"raises {error_of(exc)}")
                 continue

@@ -7,13 +7,8 @@ fixed preference order, counting who opened each game. Judges: ``ttt_train_check
 """
 import numpy as np
 
-from ._probe_util import error_of, short
+from ._probe_util import error_of, short, train_calls, unwrap
 from .ttt_probes import _provided
-
-
-def _unwrap(fn):
-    """The Python function behind a jax.jit wrapper (for its globals)."""
-    return getattr(fn, "__wrapped__", fn)
 
 
 def probe_train_step(fn, cases: list) -> list:
@@ -23,24 +18,14 @@ def probe_train_step(fn, cases: list) -> list:
     import optax
     from flax.training import train_state
 
-    network = _provided(_unwrap(fn), "PolicyValueNet")
+    network = _provided(unwrap(fn), "PolicyValueNet")
     outputs = []
     for case in cases:
         state = train_state.TrainState.create(
             apply_fn=network().apply, params=jax.tree_util.tree_map(jnp.asarray, case["params"]),
             tx=optax.sgd(case["learning_rate"]))
-        losses = []
         try:
-            for boards, pis, zs in case["batches"]:
-                result = fn(state, boards, pis, zs)
-                if not (isinstance(result, tuple) and len(result) == 2 and hasattr(result[0], "params")):
-                    raise TypeError(f"expected (new_state, loss), got {short(result)}")
-                state, loss = result
-                if np.ndim(loss) != 0:
-                    raise TypeError(f"loss must be a scalar, got shape {np.shape(loss)}")
-                losses.append(float(loss))
-            leaves = jax.tree_util.tree_leaves(state.params)
-            params = np.concatenate([np.ravel(leaf) for leaf in leaves]).astype(float).tolist()
+            state, losses, params = train_calls(fn, state, case["batches"])
         except Exception as exc:
             outputs.append(f"raises {error_of(exc)}")
             continue
