@@ -6,8 +6,8 @@
     python play.py arena strong greedy --games 1000 --seed 0 [--json]
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
-module (Azul: ``azcourse.azul_terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex:
-``azcourse.games.terminal``). Exit code 0 when a game ends or the player leaves
+module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex:
+``azcourse.core.terminal``). Exit code 0 when a game ends or the player leaves
 (``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
 (e.g. piped into ``head``).
 """
@@ -23,7 +23,7 @@ def _azul(args: argparse.Namespace) -> int:
     import numpy as np
 
     from Azul_Visuals import color_supported
-    from azcourse.azul_terminal import TerminalGame
+    from azcourse.azul.terminal import TerminalGame
 
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
     print(f"Seed {seed} (play this deal again with --seed {seed}).")
@@ -52,10 +52,11 @@ def _hex(args: argparse.Namespace) -> int:
     """``play.py hex``: a person against random, UCT, or (once one is shipped) a trained policy."""
     import numpy as np
 
-    from azcourse.games.agents import PolicyUnavailable, make_agent, shipped_policy
-    from azcourse.games.hex import Hex
-    from azcourse.games.hex_display import PLAYER_NAMES
-    from azcourse.games.terminal import TerminalMatch
+    from azcourse.core.agents import PolicyUnavailable, make_agent
+    from azcourse.hex.checkpoints import shipped_policy
+    from azcourse.hex.game import Hex
+    from azcourse.hex.game import PLAYER_NAMES
+    from azcourse.core.terminal import TerminalMatch
 
     game = Hex(args.size)
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
@@ -95,7 +96,7 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per game (later: ``arena``)."""
-    from azcourse.azul_agents import AGENTS
+    from azcourse.azul.agents import AGENTS
 
     parser = argparse.ArgumentParser(prog="play.py", description=__doc__.splitlines()[0])
     games = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -126,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the part-1 notebook whose rules and MCTS to use (default: solutions/ttt1_mcts)")
     ttt.set_defaults(run=_ttt)
 
-    from azcourse.games.agents import AGENT_NAMES
+    from azcourse.core.agents import AGENT_NAMES
 
     hex_ = games.add_parser("hex", help="play Hex (3x3 to 8x8) against random, UCT or a trained policy",
                             description="Play Hex on an N x N diamond. X (player 1) joins the upper-right and "

@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 import Azul_Simulator as az
-from azcourse.azul_agents import greedy_agent, random_agent
+from azcourse.azul.agents import greedy_agent, random_agent
 
 from ._report import compare_all, failure
 from .azul_probes import PROBES

@@ -6,7 +6,7 @@ and returns plain data. Judges: ``azul_checks``.
 import numpy as np
 
 import Azul_Simulator as az
-from azcourse.azul_agents import greedy_agent, random_agent
+from azcourse.azul.agents import greedy_agent, random_agent
 
 from ._probe_util import probe_each, short
 

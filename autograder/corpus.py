@@ -174,9 +174,11 @@ WRAPPERS = {  # one-line wrappers of the engine's helpers, which the Azul notebo
     "decode_move": "def decode_move(code):\n    return string_to_action(code)\n",
     "legal_takes": "def legal_takes(state):\n    return get_valid_mask(state.encode())[:180]\n",
     "arena": '''
-from azcourse import azul_match
+from azcourse.azul.game import Azul
+from azcourse.core.arena import FunctionAgent, play_match
 def arena(agent_a, agent_b, num_games, seed):
-    r = azul_match.play_match(agent_a, agent_b, num_games, seed)
+    r = play_match(Azul, lambda rng: FunctionAgent(agent_a, rng), lambda rng: FunctionAgent(agent_b, rng),
+                   num_games, seed, paired_deals=False, workers=1, progress=False)
     return {"wins": r.wins / num_games, "draws": r.draws / num_games, "losses": r.losses / num_games,
             "mean_score_diff": r.mean_score_a - r.mean_score_b}
 ''',

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from azcourse.games.hex import Hex
+from azcourse.hex.game import Hex
 
 from ._probe_util import short
 from ._report import compare_all, failure, indent

@@ -13,7 +13,7 @@ import contextlib
 
 import numpy as np
 
-from azcourse.games.hex import Hex
+from azcourse.hex.game import Hex
 
 from ._probe_util import error_of, probe_each, short, train_calls, unwrap
 

@@ -23,7 +23,7 @@ from . import isolation
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
 SOURCES = ("Azul_Simulator.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
-           "azcourse/azul_agents.py")
+           "azcourse/azul/agents.py")
 
 
 def cache_key() -> str:
@@ -43,7 +43,7 @@ def exercise() -> None:
     import Azul_Simulator as az
     from azcourse.azul import features
     from azcourse.azul.checkpoints import load_agent
-    from azcourse.azul_agents import greedy_agent, random_agent
+    from azcourse.azul.agents import greedy_agent, random_agent
 
     model = load_agent("azul_baseline")
     for game in range(2):

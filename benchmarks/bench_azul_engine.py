@@ -19,8 +19,10 @@ _T0 = time.perf_counter()
 import numpy as np  # noqa: E402
 
 from Azul_Simulator import NOOP, get_next_state, get_valid_mask, init_board  # noqa: E402
-from azcourse.azul_agents import greedy_agent, random_agent  # noqa: E402
-from azcourse.azul_match import play_game, play_match  # noqa: E402
+from azcourse.azul.agents import greedy_agent, random_agent  # noqa: E402
+from azcourse.azul.arena import function_match  # noqa: E402
+from azcourse.azul.game import Azul  # noqa: E402
+from azcourse.core.arena import FunctionAgent, play_game  # noqa: E402
 
 IMPORT_S = time.perf_counter() - _T0
 TARGET_GAMES_PER_S = 1000
@@ -30,20 +32,20 @@ def warm_up() -> float:
     """Seconds to run every jitted path once (loads numba's cache, or compiles after an edit)."""
     start = time.perf_counter()
     rng = np.random.default_rng(0)
-    play_game((greedy_agent, random_agent), rng)
-    play_game((random_agent, random_agent), rng)
+    play_game(Azul(), (FunctionAgent(greedy_agent, rng), FunctionAgent(random_agent, rng)), rng)
+    play_game(Azul(), (FunctionAgent(random_agent, rng), FunctionAgent(random_agent, rng)), rng)
     return time.perf_counter() - start
 
 
 def random_games(n_games: int, seed: int) -> dict[str, float]:
-    """Throughput of complete random-vs-random games through ``play_game``."""
+    """Throughput of complete random-vs-random games through the arena's ``play_game``."""
     rng = np.random.default_rng(seed)
-    agents = (random_agent, random_agent)
+    game, agents = Azul(), (FunctionAgent(random_agent, rng), FunctionAgent(random_agent, rng))
     start = time.perf_counter()
-    records = [play_game(agents, rng) for _ in range(n_games)]
+    records = [play_game(game, agents, rng)[0] for _ in range(n_games)]
     seconds = time.perf_counter() - start
-    moves = sum(r.moves for r in records)
-    rounds = sum(r.rounds for r in records)
+    moves = sum(sum(r.moves) for r in records)
+    rounds = sum(r.chance_steps + 1 for r in records)  # every round but the first starts with a refill
     return {"games_per_s": n_games / seconds, "moves_per_s": moves / seconds,
             "steps_per_s": (moves + rounds) / seconds, "mean_moves": moves / n_games,
             "mean_rounds": rounds / n_games}
@@ -90,7 +92,7 @@ def call_costs(positions: list[np.ndarray], seed: int) -> dict[str, float]:
 
 def greedy_vs_random(n_games: int, seed: int) -> dict[str, float]:
     start = time.perf_counter()
-    match = play_match(greedy_agent, random_agent, n_games, seed)
+    match = function_match(greedy_agent, random_agent, n_games, seed)
     seconds = time.perf_counter() - start
     return {"games": match.games, "wins": match.wins, "draws": match.draws, "losses": match.losses,
             "win_rate": match.win_rate, "score_greedy": match.mean_score_a,

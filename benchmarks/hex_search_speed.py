@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 
-from azcourse.games.hex import Hex
-from azcourse.games.mcts import MCTS, MCTSConfig
+from azcourse.hex.game import Hex
+from azcourse.core.mcts import MCTS, MCTSConfig
 
 
 def simulations_per_second(size: int, simulations: int, min_seconds: float = 2.0) -> float:

@@ -12,48 +12,29 @@ Every match alternates seats game by game, so each side opens half the games (X 
 * ``topp``: the run's TOPP (``topp_policy`` of its config), ``--topp-games`` per series.
 """
 import argparse
-import math
-import time
 
 import numpy as np
 
-from azcourse.games.agents import make_agent
-from azcourse.games.hex import Hex
+from azcourse.core import arena
+from azcourse.core.agents import make_agent
+from azcourse.hex.game import Hex
 from azcourse.hex.checkpoints import cached_anets, run_dir_for
 from azcourse.hex.topp import ANETPlayer, round_robin
 from azcourse.hex.train import load_run_config
-from azcourse.progress import progress
-
-
-class Seat:
-    """A game-layer agent (``choose``/``observe``) as a ``round_robin``/``play_game`` player."""
-
-    def __init__(self, agent):
-        self.agent = agent
-
-    def choose(self, state, rng):
-        return self.agent.choose(state)
 
 
 def match(game, make_a, make_b, games: int, label: str, seed: int = 0) -> tuple[int, float]:
-    """``games`` games of A against B, seats alternating; returns (A's wins, seconds)."""
-    from azcourse.hex.topp import play_game
-
-    wins, start = 0, time.perf_counter()
-    for g in progress(range(games), desc=label):
-        a, b = Seat(make_a(seed + 2 * g)), Seat(make_b(seed + 2 * g + 1))
-        seats = (a, b) if g % 2 == 0 else (b, a)
-        final = play_game(game, seats, np.random.default_rng(g))
-        wins += seats[final.winner] is a
-    return wins, time.perf_counter() - start
+    """``games`` games of A against B through the one arena, seats alternating, game ``i`` seeded
+    ``[seed, i]``; returns (A's wins, seconds)."""
+    summary = arena.play_match(lambda: game, make_a, make_b, games, seed, paired_deals=False, workers=1,
+                               names=(label, ""))
+    return summary.wins, summary.wall_s
 
 
 def ci95(wins: int, games: int) -> str:
     """Wilson 95% interval of a win rate, as text."""
-    p, z = wins / games, 1.96
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return f"[{100 * (centre - half):.1f}%, {100 * (centre + half):.1f}%]"
+    lo, hi = arena.wilson_interval(wins, games)
+    return f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
 
 
 def main() -> None:
@@ -71,15 +52,15 @@ def main() -> None:
     policy = best.net.state_policy(game)
     parts = args.parts.split(",")
     if "random" in parts:
-        wins, seconds = match(game, lambda s: make_agent("anet", game, np.random.default_rng(s), policy=policy),
-                              lambda s: make_agent("random", game, np.random.default_rng(s)), args.games,
+        wins, seconds = match(game, lambda rng: make_agent("anet", game, rng, policy=policy),
+                              lambda rng: make_agent("random", game, rng), args.games,
                               "anet vs random")
         print(f"{best.path.name} greedy vs random: {wins}/{args.games} = {100 * wins / args.games:.1f}% "
               f"{ci95(wins, args.games)} ({seconds:.0f} s)")
     if "mcts" in parts:
         n = args.search_games
-        wins, seconds = match(game, lambda s: make_agent("mcts", game, np.random.default_rng(s), n, policy),
-                              lambda s: make_agent("uct", game, np.random.default_rng(s), n), args.games,
+        wins, seconds = match(game, lambda rng: make_agent("mcts", game, rng, n, policy),
+                              lambda rng: make_agent("uct", game, rng, n), args.games,
                               "mcts vs uct")
         print(f"MCTS with {best.path.name} rollouts (epsilon 0.1) vs UCT random rollouts, {n} search games: "
               f"{wins}/{args.games} = {100 * wins / args.games:.1f}% {ci95(wins, args.games)} ({seconds:.0f} s)")

@@ -15,10 +15,10 @@ import time
 
 import numpy as np
 
-from azcourse.games.evaluators import RolloutEvaluator, random_policy
-from azcourse.games.hex import Hex
-from azcourse.games.hex_display import HexDisplay
-from azcourse.games.mcts import MCTS, MCTSConfig
+from azcourse.core.evaluators import RolloutEvaluator, random_policy
+from azcourse.hex.game import Hex
+from azcourse.hex.display import HexDisplay
+from azcourse.core.mcts import MCTS, MCTSConfig
 from azcourse.hex.checkpoints import cached_anets, run_dir_for
 from azcourse.hex.config import HexConfig
 from azcourse.hex.replay import ReplayBuffer

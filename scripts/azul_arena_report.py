@@ -13,7 +13,7 @@ import argparse
 import pathlib
 import sys
 
-from azcourse.azul.arena import format_summary, run_arena
+from azcourse.azul.arena import run_arena
 from azcourse.azul.checkpoints import read_card, record_arena
 
 MATCHES = [("baseline", "random"), ("baseline", "greedy"), ("strong", "random"), ("strong", "greedy"),
@@ -31,12 +31,12 @@ def card_of(agent: str) -> str:
 def play_all(workers=None) -> None:
     for a, b in MATCHES:
         summary = run_arena(a, b, GAMES, SEED, workers)
-        print(format_summary(summary), flush=True)
-        record_arena(card_of(a), summary)
+        print(summary.text(), flush=True)
+        record_arena(card_of(a), summary.as_dict())
     a, b, games, seed, key = SECOND_OPINION
     summary = run_arena(a, b, games, seed, workers)
-    print(format_summary(summary), flush=True)
-    record_arena(card_of(a), summary, key)
+    print(summary.text(), flush=True)
+    record_arena(card_of(a), summary.as_dict(), key)
 
 
 def plot(out=FIGURE) -> None:

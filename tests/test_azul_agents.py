@@ -8,10 +8,10 @@ from Azul_Simulator import (
     N_TAKES, NOOP, AzulState, action_to_string, get_next_state, get_valid_mask, string_to_action,
     wall_tiling,
 )
-from azcourse.azul_agents import (
+from azcourse.azul.agents import (
     AGENTS, evaluate_takes, greedy_agent, greedy_candidates, make_agent, random_agent,
 )
-from azcourse.azul_match import play_match
+from azcourse.azul.arena import function_match
 
 
 def codes(actions) -> set[str]:
@@ -166,7 +166,7 @@ def test_greedy_candidates_are_the_best_by_value_then_line_tiles():
 # Strength and registry
 # ----------------------------------------------------------------------------------------------
 def test_greedy_beats_random_by_a_wide_margin():
-    match = play_match(greedy_agent, random_agent, games=200, seed=2024)
+    match = function_match(greedy_agent, random_agent, games=200, seed=2024)
     assert match.games == 200
     assert match.win_rate >= 0.95
     assert match.mean_score_a - match.mean_score_b >= 30

@@ -4,6 +4,8 @@ import json
 import pytest
 
 from azcourse.azul import arena
+from azcourse.azul.game import Azul
+from azcourse.core import arena as core_arena
 
 
 @pytest.mark.parametrize("k, n, lo, hi", [
@@ -14,13 +16,13 @@ from azcourse.azul import arena
     (550, 1000, 0.5191, 0.5805),
 ])
 def test_wilson_interval(k, n, lo, hi):
-    a, b = arena.wilson_interval(k, n)
+    a, b = core_arena.wilson_interval(k, n)
     assert a == pytest.approx(lo, abs=1e-4) and b == pytest.approx(hi, abs=1e-4)
     assert a <= k / n <= b
 
 
 def test_wilson_interval_empty():
-    assert arena.wilson_interval(0, 0) == (0.0, 1.0)
+    assert core_arena.wilson_interval(0, 0) == (0.0, 1.0)
 
 
 def test_arena_counts_and_alternates_seats(capsys):
@@ -37,14 +39,17 @@ def test_arena_counts_and_alternates_seats(capsys):
 
 def test_games_are_reproducible_from_the_seed():
     """The deal and the agents draw from generators seeded by the game seed."""
-    a = arena._heuristic_greedy
-    first, _ = arena.play_game((a, a), seed=11)
-    again, _ = arena.play_game((a, a), seed=11)
-    assert first == again  # deterministic agents: the seed fixes the game
+    def play(seed):
+        chance_rng, agent_rng = core_arena.game_generators(seed, 0, paired_deals=True)
+        agent = core_arena.FunctionAgent(arena._heuristic_greedy, agent_rng)
+        record, final = core_arena.play_game(Azul(), (agent, agent), chance_rng)
+        return record.scores, record.winner, record.moves, final.tobytes()
+
+    assert play(11) == play(11)  # deterministic agents: the seed fixes the game
 
 
 def test_parallel_matches_serial():
-    serial = arena.run_arena("heuristic_greedy", "random", games=4, seed=1, workers=1, progress=False)
-    parallel = arena.run_arena("heuristic_greedy", "random", games=4, seed=1, workers=2, progress=False)
+    serial = arena.run_arena("heuristic_greedy", "random", games=4, seed=1, workers=1, progress=False).as_dict()
+    parallel = arena.run_arena("heuristic_greedy", "random", games=4, seed=1, workers=2, progress=False).as_dict()
     for key in ("wins", "draws", "losses", "mean_score_a", "mean_score_b"):
         assert serial[key] == parallel[key]

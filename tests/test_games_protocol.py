@@ -1,12 +1,12 @@
-"""Every game of the layer keeps the protocol's contract (``azcourse.games.protocol``), checked over
+"""Every game of the layer keeps the protocol's contract (``azcourse.core.protocol``), checked over
 seeded random playouts: shapes and dtypes, purity, terminal/returns consistency, move text, and for
 Azul the chance step and a player moving twice."""
 import numpy as np
 import pytest
 
-from azcourse.games.hex import Hex
-from azcourse.games.protocol import Game, IllegalAction, check_action
-from azcourse.games.tictactoe import TicTacToe
+from azcourse.hex.game import Hex
+from azcourse.core.protocol import Game, IllegalAction, check_action
+from azcourse.tictactoe.game import TicTacToe
 
 GAMES = {"tictactoe": TicTacToe, "hex3": lambda: Hex(3), "hex5": lambda: Hex(5), "hex8": lambda: Hex(8)}
 
@@ -114,7 +114,7 @@ def test_tictactoe_outcomes_and_the_notebook_board_bridge():
 # -- Azul through the adapter -----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def azul():
-    from azcourse.games.azul_adapter import Azul
+    from azcourse.azul.game import Azul
 
     return Azul()
 
@@ -162,8 +162,8 @@ def test_azul_chance_is_seeded_and_noop_is_not_a_players_move(azul):
 
 
 def test_generic_mcts_searches_azul_through_the_adapter(azul):
-    from azcourse.games.evaluators import NetworkEvaluator
-    from azcourse.games.mcts import MCTS, MCTSConfig
+    from azcourse.core.evaluators import NetworkEvaluator
+    from azcourse.core.mcts import MCTS, MCTSConfig
 
     def flat(state):  # a stand-in network: uniform prior, value 0
         return np.ones(azul.action_space_size), 0.0

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from azcourse.games.evaluators import EpsilonGreedyPolicy, NetworkEvaluator, RolloutEvaluator
-from azcourse.games.mcts import MCTS, MCTSConfig, visit_distribution
+from azcourse.core.evaluators import EpsilonGreedyPolicy, NetworkEvaluator, RolloutEvaluator
+from azcourse.core.mcts import MCTS, MCTSConfig, visit_distribution
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -318,7 +318,7 @@ def test_visit_distribution():
 
 
 def test_the_same_seed_gives_the_same_search():
-    from azcourse.games.hex import Hex
+    from azcourse.hex.game import Hex
 
     game = Hex(4)
     runs = [MCTS(game, config=MCTSConfig(simulations=200), rng=9).search(game.initial_state()).visits for _ in range(2)]
@@ -335,7 +335,7 @@ GAME_WORDS = {"tictactoe", "tic", "tac", "toe", "hex", "azul", "azul_simulator",
 def test_the_search_names_no_game(module):
     """Neither the search nor its leaf evaluators import, name or mention a game: every identifier,
     attribute, string and comment word is free of game vocabulary, and imports are generic."""
-    source = (ROOT / "azcourse" / "games" / module).read_text()
+    source = (ROOT / "azcourse" / "core" / module).read_text()
     tree = ast.parse(source)
     imported = set()
     for node in ast.walk(tree):

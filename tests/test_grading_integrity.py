@@ -204,7 +204,7 @@ def _with(assignment, answers: dict, extra_cells=()):
      "decode_move calls a helper the notebook forbids: string_to_action"),
     ({"legal_takes": "def legal_takes(state):\n    return getattr(sim, 'get_valid_mask')(state.encode())[:180]"},
      ("import Azul_Simulator as sim",), "legal_takes calls a helper the notebook forbids: get_valid_mask"),
-    ({"arena": "from azcourse import azul_match\ndef arena(a, b, n, seed):\n    return azul_match.play_match(a, b, n, seed)"},
+    ({"arena": "from azcourse.core import arena as core\ndef arena(a, b, n, seed):\n    return core.play_match(a, b, n, seed)"},
      (), "arena calls a helper the notebook forbids: play_match"),
     ({}, ("import importlib\nimportlib.import_module('_agprobe.azul_probes')",),
      "touches the grader's probe package (_agprobe) outside a test cell"),

@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from azcourse.games.hex import Hex, HexState, neighbours
-from azcourse.games.hex_display import HexDisplay, cell_centre, diamond_text, plot_hex
-from azcourse.games.protocol import IllegalAction
+from azcourse.hex.game import Hex, HexState, neighbours
+from azcourse.hex.display import HexDisplay, cell_centre, plot_hex
+from azcourse.hex.game import diamond_text
+from azcourse.core.protocol import IllegalAction
 
 SIZES = range(3, 9)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from azcourse.games.agents import make_agent
-from azcourse.games.hex import Hex
+from azcourse.core.agents import make_agent
+from azcourse.hex.game import Hex
 from azcourse.hex import anet
 from azcourse.hex.checkpoints import cached_anets, load_anet
 from azcourse.hex.config import ACTIVATIONS, OPTIMIZERS, ConfigError, HexConfig, load_config, to_toml

@@ -9,9 +9,9 @@ from autograder.numba_cache import exercise
 COUNT_MISSES = inspect.getsource(exercise) + """
 import json, numba
 exercise()
-import Azul_Simulator, azcourse.azul.features, azcourse.azul.heuristics, azcourse.azul_agents
+import Azul_Simulator, azcourse.azul.features, azcourse.azul.heuristics, azcourse.azul.agents
 hits = misses = 0
-for module in (Azul_Simulator, azcourse.azul.features, azcourse.azul.heuristics, azcourse.azul_agents):
+for module in (Azul_Simulator, azcourse.azul.features, azcourse.azul.heuristics, azcourse.azul.agents):
     for value in vars(module).values():
         if isinstance(value, numba.core.registry.CPUDispatcher) and value.signatures:
             hits += sum(value.stats.cache_hits.values())

@@ -14,8 +14,8 @@ from Azul_Simulator import (
     illegal_reason, init_board, string_to_action,
 )
 from Azul_Visuals import render_text
-from azcourse.azul_agents import greedy_agent, make_agent
-from azcourse.azul_terminal import result_text, session_rngs
+from azcourse.azul.agents import greedy_agent, make_agent
+from azcourse.azul.terminal import result_text, session_rngs
 
 ROOT = Path(__file__).resolve().parents[1]
 HUMAN_SEAT = 0
@@ -147,7 +147,7 @@ def test_the_notebook_game_checks_the_students_functions_and_plays_the_engines_r
     disagreement with the engine is a "Check:" line, and the engine's reading is played."""
     import io
 
-    from azcourse.azul_terminal import NotebookGame
+    from azcourse.azul.terminal import NotebookGame
 
     seed = next(s for s in range(50) if current_seat(init_board(session_rngs(s)[0])) == HUMAN_SEAT)
     board = init_board(session_rngs(seed)[0])  # the human moves first: this is the board of the first turn

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from azcourse.games.agents import PolicyUnavailable, make_agent
-from azcourse.games.hex import Hex
-from azcourse.games.hex_display import PLAYER_NAMES
-from azcourse.games.terminal import TerminalMatch
+from azcourse.core.agents import PolicyUnavailable, make_agent
+from azcourse.hex.game import Hex
+from azcourse.hex.game import PLAYER_NAMES
+from azcourse.core.terminal import TerminalMatch
 
 ROOT = Path(__file__).resolve().parents[1]
 

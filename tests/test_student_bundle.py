@@ -42,14 +42,14 @@ EXPECTED = {
                                      "azcourse/tictactoe/matches.py", "azcourse/tictactoe/minimax.py"],
     "azul3_play": COMMON + ["azul3_play.ipynb", "Azul_Simulator.py", "Azul_Visuals.py", "azcourse/azul/__init__.py",
                             "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
-                            "azcourse/azul/network.py", "azcourse/azul/search.py", "azcourse/azul_agents.py",
-                            "azcourse/azul_terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
+                            "azcourse/azul/network.py", "azcourse/azul/search.py", "azcourse/azul/agents.py",
+                            "azcourse/azul/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
                      for name in ("card.json", "params.msgpack", "train_log.jsonl")],
     # ckpts/hex5: the run folder that cached_anets(run_dir_for("hex5")) reads, every anet_<episode>/ in it
     "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/games/__init__.py",
-                               "azcourse/games/evaluators.py", "azcourse/games/hex.py", "azcourse/games/hex_display.py",
-                               "azcourse/games/protocol.py", "azcourse/hex/__init__.py", "azcourse/hex/anet.py",
+                               "azcourse/core/evaluators.py", "azcourse/hex/game.py", "azcourse/hex/display.py",
+                               "azcourse/core/protocol.py", "azcourse/hex/__init__.py", "azcourse/hex/anet.py",
                                "azcourse/hex/checkpoints.py", "azcourse/hex/config.py", "azcourse/hex/replay.py",
                                "azcourse/progress.py", "ckpts/hex5/config.toml", "ckpts/hex5/topp.png",
                                "ckpts/hex5/training_log.csv"]
@@ -362,7 +362,7 @@ def test_bundle_installs_and_validates_in_a_fresh_venv(version, zips, tmp_path):
     probe = "import sys, {0}; assert {0}.__file__.startswith(sys.argv[1]), {0}.__file__; print('ok')"
     for assignment, module in (("ttt1_mcts", "azcourse.tictactoe.tree_plots"),
                                ("ttt2_selfplay", "azcourse.tictactoe.fast_inference"),
-                               ("azul3_play", "azcourse.azul_terminal"),
+                               ("azul3_play", "azcourse.azul.terminal"),
                                ("hex4_onpolicy", "azcourse.hex.checkpoints")):
         done = run([venv_python, "-c", probe.format(module), str(folders[assignment])], folders[assignment])
         assert done.stdout.strip() == "ok", done.stderr[-3000:]

@@ -170,6 +170,6 @@ def _factory(spec: str):
     return build
 
 
-# Zero-argument factories in the form of ``azcourse.azul_agents.AGENTS``:
+# Zero-argument factories in the form of ``azcourse.azul.agents.AGENTS``:
 # ``AGENTS.update(MODEL_AGENTS)`` makes the models playable by name (and ``play.py --opponent``).
 MODEL_AGENTS = {spec: _factory(spec) for spec in ("baseline", "strong", "strong+search")}

@@ -17,7 +17,7 @@ player to move, the same convention as ``Azul_Simulator.get_reward``.
 
 ``heuristic_greedy_action`` is the one-ply greedy reference used to warm-start training: it plays the
 take that maximises the mover's projected score after the move (ties: fewest tiles to the floor,
-then the lowest index). The course's ``greedy`` opponent is the one in ``azcourse.azul_agents``;
+then the lowest index). The course's ``greedy`` opponent is the one in ``azcourse.azul.agents``;
 this function only exists so that training does not depend on it.
 """
 from __future__ import annotations

@@ -22,8 +22,10 @@ import numpy as np
 
 import Azul_Simulator as az
 
-from ..azul_match import play_out
+from azcourse.core.arena import FunctionAgent, play_game as play_arena_game
+
 from . import heuristics
+from .game import Azul
 from .network import NumpyAzulNet
 from .search import Search, SearchConfig, make_evaluator
 
@@ -43,6 +45,15 @@ class GameSpec:
     dagger_beta: float = 0.3  # "dagger": probability that the learner plays the teacher's move
 
 
+def play_out(rng: np.random.Generator, choose_take) -> np.ndarray:
+    """A game from a new deal, through the one arena (``azcourse.core.arena.play_game``), every
+    refill drawn from ``rng``; ``choose_take(board, seat, mask)`` makes every decision. Returns the
+    final board."""
+    agent = FunctionAgent(lambda board, _: choose_take(board, az.current_seat(board), az.get_valid_mask(board)))
+    _, board = play_arena_game(Azul(), (agent, agent), rng)
+    return board
+
+
 def value_targets(final_board, seats):
     """(n,) value targets for positions whose movers had absolute ``seats``."""
     state = az.AzulState.decode(final_board)
@@ -57,7 +68,7 @@ def value_targets(final_board, seats):
 
 def _greedy_opponent():
     try:
-        from azcourse.azul_agents import greedy_agent
+        from azcourse.azul.agents import greedy_agent
         return greedy_agent
     except ImportError:
         return lambda board, rng: heuristics.heuristic_greedy_action(board)
@@ -86,7 +97,7 @@ def play_dagger_game(spec: GameSpec, params: Mapping, seed: int):
         seats.append(seat)
         return int(np.argmax(visits)) if rng.random() < spec.dagger_beta else net.policy_action(board)
 
-    board = play_out(az.init_board(rng), rng, choose_take)
+    board = play_out(rng, choose_take)
     return (np.array(boards, np.int16), np.array(policies, np.float32).reshape(-1, az.ACTION_DIM),
             value_targets(board, seats))
 
@@ -122,7 +133,7 @@ def play_game(spec: GameSpec, params: Mapping | None, seed: int):
         moves[seat] += 1
         return action
 
-    board = play_out(az.init_board(rng), rng, choose_take)
+    board = play_out(rng, choose_take)
     return (np.array(boards, np.int16), np.array(policies, np.float32),
             value_targets(board, seats))
 

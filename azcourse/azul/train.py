@@ -178,10 +178,10 @@ def to_numpy(params):
 # Quick evaluation (policy only), used for the log and the strength plot
 # ------------------------------------------------------------------------------------------------
 def reference_greedy():
-    """The course's greedy agent when ``azcourse.azul_agents`` provides one, else the heuristic
+    """The course's greedy agent when ``azcourse.azul.agents`` provides one, else the heuristic
     greedy reference. Returns ``(agent, label)``."""
     try:
-        from azcourse.azul_agents import make_agent  # noqa: WPS433
+        from azcourse.azul.agents import make_agent  # noqa: WPS433
         return make_agent("greedy"), "azul_agents.greedy"
     except Exception:  # not written yet, or broken: fall back to our own reference
         return (lambda board, rng=None: heuristics.heuristic_greedy_action(board)), "heuristic_greedy"

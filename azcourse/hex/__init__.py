@@ -11,5 +11,5 @@
 | ``oht.py`` | the OHT agent interface and a local series runner (agents in separate processes) |
 | ``__main__.py`` | ``python -m azcourse.hex train|topp|series|demo`` |
 
-The game itself and the search are ``azcourse.games.hex`` and ``azcourse.games.mcts``.
+The game itself and the search are ``azcourse.hex.game`` and ``azcourse.core.mcts``.
 """

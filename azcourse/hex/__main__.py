@@ -44,8 +44,8 @@ def _train(args) -> int:
 def _topp(args) -> int:
     import numpy as np
 
-    from azcourse.games.hex import Hex
-    from azcourse.games.hex_display import HexDisplay
+    from azcourse.hex.game import Hex
+    from azcourse.hex.display import HexDisplay
 
     from .checkpoints import cached_anets, run_dir_for
     from .topp import ANETPlayer, round_robin

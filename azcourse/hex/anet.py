@@ -167,10 +167,10 @@ class NumpyANET:
 
     def rollout_policy(self, game, epsilon: float):
         """The epsilon-greedy default policy of on-policy MCTS, ``policy(game, state, rng) -> action``
-        (``azcourse.games.evaluators.EpsilonGreedyPolicy``). Its greedy move is the legal cell with
+        (``azcourse.core.evaluators.EpsilonGreedyPolicy``). Its greedy move is the legal cell with
         the largest logit: the same move as the largest renormalised probability, without the
         softmax (one rollout step is then one ``encode`` and one forward pass)."""
-        from azcourse.games.evaluators import EpsilonGreedyPolicy
+        from azcourse.core.evaluators import EpsilonGreedyPolicy
 
         def scores(state):
             return self.logits(game.encode(state))

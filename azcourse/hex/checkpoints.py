@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import pathlib
 import re
-from typing import Mapping, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
 from azcourse import flax_msgpack
+from azcourse.core.agents import PolicyUnavailable
 from .anet import NumpyANET
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -78,3 +79,19 @@ def run_dir_for(name_or_path) -> pathlib.Path:
     """``ckpts/<name>`` for a run name such as ``hex5``, else the path itself."""
     path = pathlib.Path(name_or_path)
     return path if path.is_dir() or len(path.parts) > 1 else CKPT_ROOT / str(name_or_path)
+
+
+def shipped_policy(game) -> Callable:
+    """The trained policy the course pack ships for the Hex game ``game``: for 5x5, the last cached
+    ANET of the shipped run ``ckpts/hex5/`` (the TOPP's winner, see docs/hex_training.md).
+
+    Raises:
+        PolicyUnavailable: no trained policy is shipped for this game (or its files are missing).
+    """
+    run_dir = CKPT_ROOT / game.name
+    anets = cached_anets(run_dir) if game.name == "hex5" else []
+    if not anets:
+        raise PolicyUnavailable(f"no trained {game.name} policy is shipped (only hex5 has one), so anet and mcts "
+                                "cannot play; use --opponent random or uct, or train one with "
+                                "python -m azcourse.hex train")
+    return anets[-1].net.state_policy(game)

@@ -50,7 +50,7 @@ class HexConfig:
         topp_policy: how a TOPP agent reads its ANET: ``"greedy"``, ``"sample"`` (draw from the
             distribution) or ``"epsilon"`` (greedy, random with probability ``topp_epsilon``).
         display: show each actual game (training episode, TOPP game) as it is played.
-        display_mode: ``"text"`` or ``"figure"`` (see ``azcourse.games.hex_display.HexDisplay``).
+        display_mode: ``"text"`` or ``"figure"`` (see ``azcourse.hex.display.HexDisplay``).
         seed: seeds the network's initial weights and every random choice of the run.
     """
 

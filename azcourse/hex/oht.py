@@ -11,7 +11,7 @@ The protocol (the Hex assignment, section 7.1.1)
     There is no message at the start of a game.
 
 Agents
-    ``OHTAgent`` is the interface; ``GameLayerAgent`` wraps any agent of ``azcourse.games.agents``
+    ``OHTAgent`` is the interface; ``GameLayerAgent`` wraps any agent of ``azcourse.core.agents``
     (random, uct, anet, mcts). ``agent_from_spec("anet:ckpts/hex5")`` builds one by name.
 Separate processes
     ``ProcessAgent(spec, size, seed)`` runs an agent in a child process (``python -m azcourse.hex
@@ -28,8 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from azcourse.games.agents import make_agent
-from azcourse.games.hex import Hex
+from azcourse.core.agents import make_agent
+from azcourse.hex.game import Hex
 
 from .checkpoints import REPO_ROOT, cached_anets, load_anet, run_dir_for
 
@@ -68,7 +68,7 @@ class OHTAgent:
 
 
 class GameLayerAgent(OHTAgent):
-    """An agent of ``azcourse.games.agents`` (``choose(state) -> action``, ``observe(action)``)
+    """An agent of ``azcourse.core.agents`` (``choose(state) -> action``, ``observe(action)``)
     behind the OHT interface. Its tree (``uct``, ``mcts``) is rebuilt for each move."""
 
     def __init__(self, agent, game: Hex):

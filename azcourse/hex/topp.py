@@ -11,15 +11,17 @@ diagonal (Hex has no draws).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import pathlib
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from azcourse.games.hex import Hex, HexState
-from azcourse.games.hex_display import HexDisplay
-from azcourse.progress import progress
+from azcourse.core import arena
+from azcourse.core.arena import FunctionAgent, RoundRobinResult
+from azcourse.hex.display import HexDisplay
+from azcourse.hex.game import Hex, HexState
 
 from .anet import NumpyANET
 
@@ -45,39 +47,11 @@ class ANETPlayer:
         return int(np.argmax(p))
 
 
-def play_game(game: Hex, players: Sequence, rng: np.random.Generator, display: HexDisplay | None = None,
-              caption: str = "") -> HexState:
-    """One game from the empty board, ``players[0]`` as player 1 (X, opens) and ``players[1]`` as
-    player 2; each player has ``choose(state, rng) -> action``. Returns the final state."""
-    state = game.initial_state()
-    display = display or HexDisplay(False)
-    display.show(game, state, caption)
-    while not game.is_terminal(state):
-        action = players[state.player].choose(state, rng)
-        state = game.next_state(state, action)
-        display.show(game, state, f"{caption}: {game.action_to_text(state, action)}", last_action=action)
-    return state
-
-
-class ToppResult(NamedTuple):
-    """The TOPP's outcome.
-
-    Attributes:
-        names: the agents' labels (``"ep 0"``, ``"ep 50"``, ...), shape ``(K,)``.
-        wins: int64 ``(K, K)``: games row won against column (0 on the diagonal).
-        games_per_series: G.
-        first_mover_wins: games won by the player who opened.
+class ToppResult(RoundRobinResult):
+    """The TOPP's outcome (``azcourse.core.arena.RoundRobinResult``: ``names`` such as ``"ep 50"``,
+    ``wins`` ``(K, K)``, ``draws`` (none in Hex), ``games_per_series`` G, ``first_mover_wins``), with
+    the TOPP's table and figure.
     """
-
-    names: list
-    wins: np.ndarray
-    games_per_series: int
-    first_mover_wins: int
-
-    @property
-    def totals(self) -> np.ndarray:
-        """Games won by each agent over the tournament, int64 ``(K,)``."""
-        return self.wins.sum(axis=1)
 
     def table(self) -> str:
         """The results as text: one row per agent, wins against each other agent, total, score."""
@@ -125,28 +99,26 @@ class ToppResult(NamedTuple):
 
 def round_robin(game: Hex, players: Sequence, names: Sequence[str], games_per_series: int, rng: np.random.Generator,
                 display: HexDisplay | None = None, show_progress: bool = True) -> ToppResult:
-    """Every pair of ``players`` plays ``games_per_series`` games, the opener alternating.
+    """Every pair of ``players`` plays ``games_per_series`` games, the opener alternating
+    (``azcourse.core.arena.round_robin``).
 
     Args:
         players: agents with ``choose(state, rng) -> action`` (e.g. ``ANETPlayer``).
         names: their labels, same length.
         rng: all sampling draws from it (a seeded tournament is repeatable).
+        display: shows every game move by move when enabled.
     """
-    k = len(players)
-    if k < 2 or len(names) != k:
-        raise ValueError("a TOPP needs at least two agents, and one name per agent")
-    wins = np.zeros((k, k), dtype=np.int64)
-    first_mover_wins = 0
-    pairs = list(itertools.combinations(range(k), 2))
-    bar = progress(total=len(pairs) * games_per_series, desc="TOPP", disable=not show_progress)
-    with bar:
-        for i, j in pairs:
-            for g in range(games_per_series):
-                seats = (i, j) if g % 2 == 0 else (j, i)
-                caption = f"{names[seats[0]]} (X) vs {names[seats[1]]} (O), game {g + 1}"
-                final = play_game(game, [players[s] for s in seats], rng, display, caption)
-                winner = seats[final.winner]
-                wins[winner, seats[1 - final.winner]] += 1
-                first_mover_wins += final.winner == 0
-                bar.update(1)
-    return ToppResult(list(names), wins, games_per_series, first_mover_wins)
+    display = display or HexDisplay(False)
+    agents = [FunctionAgent(player.choose, rng, name) for player, name in zip(players, names)]
+    caption = [""]
+
+    def start(seats, g):
+        caption[0] = f"{names[seats[0]]} (X) vs {names[seats[1]]} (O), game {g + 1}"
+        display.show(game, game.initial_state(), caption[0])
+
+    def moved(state, action, after):
+        display.show(game, after, f"{caption[0]}: {game.action_to_text(after, action)}", last_action=action)
+
+    result = arena.round_robin(game, agents, names, games_per_series, rng, on_game_start=start, on_move=moved,
+                               show_progress=show_progress, desc="TOPP")
+    return ToppResult(**dataclasses.asdict(result))

@@ -5,7 +5,7 @@ For each episode (actual game):
 1. Start from the empty board (player 2 opens every other episode when ``alternate_start``) and a
    fresh tree.
 2. At each actual move: ``search_games`` UCT search games from the root, each with a rollout by
-   the current ANET (epsilon-greedy, ``azcourse.games.evaluators.EpsilonGreedyPolicy``) to the end
+   the current ANET (epsilon-greedy, ``azcourse.core.evaluators.EpsilonGreedyPolicy``) to the end
    of the game; D = the root's normalised visit counts; the case (encoded root, D) goes into the
    replay buffer (with its 180-degree turn when ``rotate_cases``); the actual move is drawn from D (or the most visited, ``move_choice``); the
    search keeps the subtree under it (``MCTS.advance``).
@@ -31,10 +31,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from azcourse.games.evaluators import RolloutEvaluator
-from azcourse.games.hex import Hex, HexState
-from azcourse.games.hex_display import HexDisplay
-from azcourse.games.mcts import MCTS, MCTSConfig, visit_distribution
+from azcourse.core.evaluators import RolloutEvaluator
+from azcourse.hex.game import Hex, HexState
+from azcourse.hex.display import HexDisplay
+from azcourse.core.mcts import MCTS, MCTSConfig, visit_distribution
 from azcourse.progress import progress
 
 from . import anet
@@ -71,7 +71,7 @@ def make_card(config: HexConfig, params, episode: int, stats: dict) -> dict:
     return {
         "name": f"hex{n}_anet_{episode}",
         "format": "flax.serialization msgpack of the 'params' collection (params.msgpack)",
-        "architecture": {"type": "MLP", "input": "azcourse.games.hex.Hex.encode", "input_dim": 2 + 2 * n * n,
+        "architecture": {"type": "MLP", "input": "azcourse.hex.game.Hex.encode", "input_dim": 2 + 2 * n * n,
                          "cells": n * n, "board_size": n, "hidden_layers": list(config.hidden_layers),
                          "activation": config.activation, "output": "softmax renormalised over legal cells",
                          "param_count": param_count(params)},

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..games.agents import make_agent
-from ..games.tictactoe import TicTacToe
+from ..core.agents import make_agent
+from .game import TicTacToe
 from ..notebook_code import notebook_namespace
 from .minimax import PerfectPlayer
 from .rules import GameRules

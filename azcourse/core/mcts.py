@@ -1,6 +1,6 @@
 """One generic Monte Carlo tree search for every game of the game layer.
 
-It talks to a game only through ``azcourse.games.protocol``: it never names a game, and it never
+It talks to a game only through ``azcourse.core.protocol``: it never names a game, and it never
 assumes that turns alternate or that values flip sign between plies.
 
 The tree
@@ -16,7 +16,7 @@ The tree
 One simulation (one "search game")
     From the root, the tree policy picks actions down to an action whose child is not in the tree
     yet; that child is added and evaluated by the leaf evaluator (a rollout to the end of the game,
-    or a network; see ``azcourse.games.evaluators``), which gives one result per player. Going back
+    or a network; see ``azcourse.core.evaluators``), which gives one result per player. Going back
     up, every decision node on the path adds 1 to ``N(s, a)`` and adds the result **of its own
     chooser** to ``W(s, a)``.
 Tree policies (``MCTSConfig.tree_policy``)
@@ -108,7 +108,7 @@ class MCTS:
     """Monte Carlo tree search over any game of the game layer.
 
     Args:
-        game: the game (``azcourse.games.protocol.Game``).
+        game: the game (``azcourse.core.protocol.Game``).
         evaluator: leaf evaluator (default: rollouts with uniformly random moves).
         config: ``MCTSConfig``.
         rng: ``numpy.random.Generator`` or a seed.

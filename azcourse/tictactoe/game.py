@@ -1,4 +1,4 @@
-"""Tic-tac-toe on the game layer (``azcourse.games.protocol``).
+"""Tic-tac-toe on the game layer (``azcourse.core.protocol``).
 
 The notebooks keep teaching their own array-backed rules and search; this implementation serves the
 library's generic search and terminal play (``play.py ttt --opponent uct``).
@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .protocol import IllegalAction
+from ..core.protocol import IllegalAction
 
 ONGOING, DRAW = -1, 2
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))

@@ -9,7 +9,7 @@ An evaluator is called as ``evaluator(game, state, rng)`` on a decision state an
 
 Default policies (for rollouts) are called as ``policy(game, state, rng) -> action`` on a decision
 state and return a legal action. Like every other module of the search, this one talks to games only
-through ``azcourse.games.protocol``.
+through ``azcourse.core.protocol``.
 """
 from __future__ import annotations
 

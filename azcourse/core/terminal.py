@@ -22,7 +22,7 @@ class TerminalMatch:
 
     Args:
         game: a game of the layer.
-        agent: the computer player (``azcourse.games.agents``).
+        agent: the computer player (``azcourse.core.agents``).
         human: the person's player number.
         move_help: one sentence on how to type a move (shown at the start and by ``help``).
         names: display names of the players, indexed by player number.

@@ -1,4 +1,4 @@
-"""Azul (``Azul_Simulator``) behind the game layer (``azcourse.games.protocol``).
+"""Azul (``Azul_Simulator``) behind the game layer (``azcourse.core.protocol``).
 
 The engine's (160,) int16 board is the state, unchanged. Players are the absolute seats 0 and 1
 (``current_seat``), so results and ``to_move`` never depend on whose view a board is canonical in.
@@ -20,7 +20,7 @@ import numpy as np
 import Azul_Simulator as az
 from Azul_Visuals import render_text
 
-from .protocol import IllegalAction
+from ..core.protocol import IllegalAction
 
 
 class Azul:
@@ -63,6 +63,11 @@ class Azul:
             seat = az.current_seat(board)
             result[seat], result[1 - seat] = reward, -reward
         return result
+
+    def scores(self, board: np.ndarray) -> tuple[int, int]:
+        """Points by seat (end bonuses included once the game is over), for the arena's score columns."""
+        state = az.AzulState.decode(board)
+        return state.by_seat(0).score, state.by_seat(1).score
 
     def is_chance(self, board: np.ndarray) -> bool:
         return not board[az.GAME_OVER] and bool(az.get_valid_mask(board)[az.NOOP])

@@ -96,20 +96,3 @@ def make_agent(name: str, game, rng: np.random.Generator, simulations: int = 100
         return PolicyAgent(game, policy)
     return MCTSAgent(game, RolloutEvaluator(EpsilonGreedyPolicy(policy, epsilon)), config, rng, name="mcts")
 
-
-def shipped_policy(game) -> Callable:
-    """The trained policy the course pack ships for ``game``: for 5x5 Hex, the last cached ANET of
-    the shipped run ``ckpts/hex5/`` (the TOPP's winner, see docs/hex_training.md).
-
-    Raises:
-        PolicyUnavailable: no trained policy is shipped for this game (or its files are missing).
-    """
-    from azcourse.hex.checkpoints import CKPT_ROOT, cached_anets
-
-    run_dir = CKPT_ROOT / game.name
-    anets = cached_anets(run_dir) if game.name == "hex5" else []
-    if not anets:
-        raise PolicyUnavailable(f"no trained {game.name} policy is shipped (only hex5 has one), so anet and mcts "
-                                "cannot play; use --opponent random or uct, or train one with "
-                                "python -m azcourse.hex train")
-    return anets[-1].net.state_policy(game)

@@ -1,7 +1,7 @@
 """The game layer: one small interface that search, agents and play loops use for every game.
 
 This is the "state manager" of the Hex assignment: all game logic lives behind it, and the generic
-search (``azcourse.games.mcts``) knows nothing else about a game.
+search (``azcourse.core.mcts``) knows nothing else about a game.
 
 Contract
 --------

@@ -24,7 +24,7 @@ from Azul_Simulator import (
 )
 from Azul_Visuals import render_text
 from azcourse.azul.checkpoints import make_model_agent
-from azcourse.azul_agents import AGENTS, make_agent
+from azcourse.azul.agents import AGENTS, make_agent
 
 COMMANDS = "Commands: help (your legal moves), board (show the board), quit (leave the game)."
 CODE_HELP = ("A move code is source (C = centre, 1-5 = factory), colour (B Y R D W; D = black), "
@@ -68,7 +68,7 @@ class TerminalGame:
     """One game between a person and an agent, read from ``read_line`` and written to ``out``.
 
     Args:
-        opponent: a name in ``azcourse.azul_agents.AGENTS``.
+        opponent: a name in ``azcourse.azul.agents.AGENTS``.
         seed: fixes the deal (see ``session_rngs``).
         human_seat: the person's absolute seat (0 or 1); who starts round 1 is drawn by the deal
             RNG (rule 3).

@@ -1,4 +1,4 @@
-"""Hex on an n x n board (3 <= n <= 8), on the game layer (``azcourse.games.protocol``).
+"""Hex on an n x n board (3 <= n <= 8), on the game layer (``azcourse.core.protocol``).
 
 Board and neighbours
     The diamond-shaped board is stored as a square array: cell ``(r, c)``, row ``r`` and column ``c``
@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .protocol import IllegalAction
+from ..core.protocol import IllegalAction
 
 MIN_SIZE, MAX_SIZE = 3, 8
 STONES = ".XO"  # by cell value: empty, player 1, player 2
@@ -190,8 +190,6 @@ class Hex:
 
     # -- text ------------------------------------------------------------------------------------
     def render(self, state: HexState) -> str:
-        from .hex_display import diamond_text
-
         return diamond_text(self, state)
 
     def action_to_text(self, state, action: int) -> str:
@@ -224,3 +222,41 @@ class Hex:
             raise IllegalAction(f"{self.action_to_text(state, action)} is taken by "
                                 f"{STONES[owner]} (player {owner}).")
         return action
+
+
+PLAYER_NAMES = ("X (player 1)", "O (player 2)")
+
+
+def legend(game: Hex) -> str:
+    last = column_letter(game.size - 1)
+    return (f"X joins the upper-right and lower-left sides (rows 1 and {game.size}); "
+            f"O joins the upper-left and lower-right sides (columns a and {last}).\n"
+            "Rows run down-right from their number, columns down-left from their letter.")
+
+
+def status(game: Hex, state: HexState) -> str:
+    if state.winner >= 0:
+        return f"{PLAYER_NAMES[state.winner]} has won."
+    return f"{PLAYER_NAMES[state.player]} to move."
+
+
+def diamond_text(game: Hex, state: HexState) -> str:
+    """The position as a diamond of characters, with status, labels and a legend.
+
+    Cell ``(r, c)`` sits on text line ``r + c`` at character ``2 + 2 * (c - r + n - 1)``; the
+    leftmost cell of line ``k < n`` is ``(k, 0)`` (row label ``k + 1`` before it), the rightmost
+    ``(0, k)`` (column letter after it).
+    """
+    n = game.size
+    width = 4 * n + 4
+    lines = []
+    for k in range(2 * n - 1):
+        chars = [" "] * width
+        for r in range(max(0, k - n + 1), min(k, n - 1) + 1):
+            c = k - r
+            chars[2 + 2 * (c - r + n - 1)] = STONES[state.cells[r * n + c]]
+        if k < n:
+            chars[2 * (n - 1 - k)] = str(k + 1)
+            chars[2 + 2 * (k + n - 1) + 2] = column_letter(k)
+        lines.append("".join(chars).rstrip())
+    return "\n".join([status(game, state), *lines, legend(game)])

@@ -1,4 +1,5 @@
-"""Pictures of a Hex position: a diamond in text, a matplotlib figure, and a switchable display.
+"""Pictures of a Hex position: a matplotlib figure and a switchable display (the text diamond is
+``azcourse.hex.game.diamond_text``, the game's ``render``).
 
 Both pictures put cell ``a1`` = ``(0, 0)`` alone at the top. Row numbers stand at the upper-left
 side, each row running down to the right from its number; column letters stand at the upper-right
@@ -14,46 +15,10 @@ import math
 
 import numpy as np
 
-from .hex import STONES, Hex, HexState, column_letter
+from .game import Hex, HexState, column_letter, status
 
-PLAYER_NAMES = ("X (player 1)", "O (player 2)")
 COLOURS = ("#d62728", "#222222")  # player 1 red, player 2 black, as in the assignment's figures
 EMPTY_COLOUR = "#f2e6c9"
-
-
-def legend(game: Hex) -> str:
-    last = column_letter(game.size - 1)
-    return (f"X joins the upper-right and lower-left sides (rows 1 and {game.size}); "
-            f"O joins the upper-left and lower-right sides (columns a and {last}).\n"
-            "Rows run down-right from their number, columns down-left from their letter.")
-
-
-def status(game: Hex, state: HexState) -> str:
-    if state.winner >= 0:
-        return f"{PLAYER_NAMES[state.winner]} has won."
-    return f"{PLAYER_NAMES[state.player]} to move."
-
-
-def diamond_text(game: Hex, state: HexState) -> str:
-    """The position as a diamond of characters, with status, labels and a legend.
-
-    Cell ``(r, c)`` sits on text line ``r + c`` at character ``2 + 2 * (c - r + n - 1)``; the
-    leftmost cell of line ``k < n`` is ``(k, 0)`` (row label ``k + 1`` before it), the rightmost
-    ``(0, k)`` (column letter after it).
-    """
-    n = game.size
-    width = 4 * n + 4
-    lines = []
-    for k in range(2 * n - 1):
-        chars = [" "] * width
-        for r in range(max(0, k - n + 1), min(k, n - 1) + 1):
-            c = k - r
-            chars[2 + 2 * (c - r + n - 1)] = STONES[state.cells[r * n + c]]
-        if k < n:
-            chars[2 * (n - 1 - k)] = str(k + 1)
-            chars[2 + 2 * (k + n - 1) + 2] = column_letter(k)
-        lines.append("".join(chars).rstrip())
-    return "\n".join([status(game, state), *lines, legend(game)])
 
 
 def _hexagon(x: float, y: float, radius: float) -> np.ndarray:
