@@ -45,13 +45,13 @@ def load_cases(module: str, name: str):
 
 
 def probe(module: str, name: str, fn, nonce: str) -> None:
-    """Run ``probe_<name>`` of the probe module of ``<module>`` (``ttt_checks`` -> ``_agprobe.ttt_probes``)
-    on the grader's cases; write its outputs."""
+    """Run ``probe_<name>`` of the probe module of assignment ``<module>``
+    (``_agprobe.assignments.<module>.probes``) on the grader's cases; write its outputs."""
     _PROBING[0] += 1
     try:
         _announce({"probe": nonce})
         cases = load_cases(module, name)
-        checks = importlib.import_module(f"_agprobe.{module.removesuffix('_checks')}_probes")
+        checks = importlib.import_module(f"_agprobe.assignments.{module}.probes")
     finally:
         _PROBING[0] -= 1
     import numpy as np

@@ -65,3 +65,14 @@ def quiet():
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         yield
+
+def provided(fn, name: str):
+    """A provided definition (e.g. ``Tree``) from the notebook the function was defined in."""
+    try:
+        return fn.__globals__[name]
+    except (AttributeError, KeyError):
+        raise AssertionError(f"`{name}` is not defined: run the provided cells of the notebook first") from None
+
+
+def is_int_like(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

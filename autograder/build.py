@@ -20,41 +20,12 @@ instructor who types them, or presses the formgrader's buttons, gets the same fi
 import argparse
 import sys
 
-import nbformat
-
-from .generation import SYNCED_CELLS, synced_source
+from .generation import out_of_sync_cells
 from .reference import REPO_ROOT, SOURCE_DIR
 
 # Every folder of assignments/ is an assignment; its notebooks are released together.
 ASSIGNMENTS = {folder.name: sorted(path.stem for path in folder.glob("*.ipynb"))
                for folder in sorted(SOURCE_DIR.iterdir()) if folder.is_dir() and any(folder.glob("*.ipynb"))}
-
-
-def out_of_sync_cells() -> list[str]:
-    """grade_ids of copying cells whose content differs from their source."""
-    return [f"{assignment}/{notebook}: {cell_id}"
-            for (assignment, notebook, cell_id), source in SYNCED_CELLS.items()
-            if _cell_by_id(nbformat.read(SOURCE_DIR / assignment / f"{notebook}.ipynb", as_version=4),
-                           cell_id).source != synced_source(*source)]
-
-
-def sync_provided_cells() -> None:
-    """Rewrite every copying cell of assignments/ from its source notebook (idempotent)."""
-    for (assignment, notebook, cell_id), source in SYNCED_CELLS.items():
-        path = SOURCE_DIR / assignment / f"{notebook}.ipynb"
-        nb = nbformat.read(path, as_version=4)
-        cell = _cell_by_id(nb, cell_id)
-        text = synced_source(*source)
-        if cell.source != text:
-            cell.source = text
-            nbformat.write(nb, path)
-
-
-def _cell_by_id(nb, cell_id: str):
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == cell_id:
-            return cell
-    raise KeyError(f"no cell with grade_id {cell_id!r}")
 
 
 def main() -> None:

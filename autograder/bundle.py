@@ -20,8 +20,8 @@ checkpoints.py`` finds ``ckpts/`` two folders above itself):
   (how to start with pip, conda or Colab, how to validate, what to hand in).
 
 Nothing else: a path under ``autograder/``, ``solutions/`` or ``assignments/``, or named like one of
-the grader's judges, case data or probes (``autograder/*_checks.py``, ``*_cases.py``,
-``*_probes.py``), is refused, and every text file is scanned for hidden-test, solution and judge
+the grader's judges, case data or probes (``autograder/assignments/<assignment>/checks.py``,
+``cases.py``, ``probes.py``, ``examples.py``), is refused, and every text file is scanned for hidden-test, solution and judge
 lines (``autograder.leaks``, see ``scan``) before the zip is written.
 """
 import ast
@@ -40,7 +40,7 @@ STUDENT_REQUIREMENTS = REPO_ROOT / "requirements-student.txt"
 VALIDATE_SOURCE = REPO_ROOT / "azcourse" / "student_validate.py"
 DEFAULT_OUTPUT = REPO_ROOT / "dist" / "student"
 FORBIDDEN_DIRS = ("autograder", "solutions", "assignments")
-GRADER_FILE_PATTERNS = ("*_checks.py", "*_cases.py", "*_probes.py")
+GRADER_FILE_PATTERNS = ("*/checks.py", "*/cases.py", "*/probes.py", "*/examples.py")
 # Inside a checkpoint folder, never shipped: the state an interrupted training run resumes from
 # (azcourse/hex/train.py writes <run>/resume/, git-ignored) and Python caches; hidden files neither.
 CKPT_EXCLUDED_DIRS = ("resume", "__pycache__")
@@ -239,9 +239,9 @@ def forbidden(path: str) -> str | None:
     parts = Path(path).parts[1:]
     if parts and parts[0] in FORBIDDEN_DIRS:
         return f"everything under {parts[0]}/ stays with the instructor"
-    grader_files = {p.name for pattern in GRADER_FILE_PATTERNS for p in GRADER_DIR.glob(pattern)}
+    grader_files = {p.name for pattern in GRADER_FILE_PATTERNS for p in (GRADER_DIR / "assignments").glob(pattern)}
     if parts and parts[-1] in grader_files:
-        return f"named like the grader's autograder/{parts[-1]} (a judge, case data or probe)"
+        return f"named like the grader's autograder/assignments/*/{parts[-1]} (a judge, case data or probe)"
     return None
 
 

@@ -9,7 +9,7 @@ nbgrader restores) are parsed, not run, and checked for:
   (``AG_AUDIT_FD``), or the interpreter's hook API through ctypes;
 - forbidden helpers: a graded function that reaches, directly or through functions, aliases and
   imports of the student's own, an engine helper that does its whole job (``FORBIDDEN_HELPERS``
-  of the notebook's ``*_checks`` module, e.g. ``string_to_action`` for ``decode_move``).
+  of the notebook's ``assignments/<assignment>/checks.py``, e.g. ``string_to_action`` for ``decode_move``).
 
 Text in markdown cells is never code: a notebook as distributed gets no flag.
 """
@@ -26,8 +26,8 @@ AUDIT_STRINGS = re.compile(r"AG_AUDIT_FD|addaudithook|PySys_AddAuditHook")
 def forbidden_helpers(assignment: str, notebook: str) -> dict:
     """{graded function: {helper names}} that the notebook forbids (from its judges' module)."""
     found = {}
-    for path in sorted(Path(__file__).parent.glob("*_checks.py")):
-        module = importlib.import_module(f"autograder.{path.stem}")
+    for path in sorted((Path(__file__).parent / "assignments").glob("*/checks.py")):
+        module = importlib.import_module(f"autograder.assignments.{path.parent.name}.checks")
         if getattr(module, "REFERENCE", None) == (assignment, notebook):
             for function, helpers in getattr(module, "FORBIDDEN_HELPERS", {}).items():
                 found.setdefault(function, set()).update(helpers)

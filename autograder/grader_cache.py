@@ -30,7 +30,7 @@ def private_root() -> Path | None:
 def cache_dir() -> Path | None:
     """The keyed cache folder of the current sources (None when no private folder can be had)."""
     digest = hashlib.sha256()
-    inputs = [*PACKAGE_DIR.glob("*.py"), *(REPO_ROOT / "assignments").glob("*/*.ipynb"),
+    inputs = [*PACKAGE_DIR.rglob("*.py"), *(REPO_ROOT / "assignments").glob("*/*.ipynb"),
               *(REPO_ROOT / "azcourse").rglob("*.py")]
     for path in sorted(inputs):
         digest.update(str(path.relative_to(REPO_ROOT)).encode() + b"\0" + path.read_bytes())

@@ -58,7 +58,7 @@ def _regions(source: str):
 
 def check_markers(source_dir) -> None:
     """Raise MarkerError listing every malformed, unbalanced or misplaced marker."""
-    from .probes import probe_module_of, probe_modules
+    from .probes import has_probes
     from .testcells import UnsupportedTestCell, rewrite_test_cell
 
     problems = []
@@ -89,9 +89,9 @@ def check_markers(source_dir) -> None:
                 try:
                     _, calls = rewrite_test_cell(cell.source)
                     for call in calls:
-                        if probe_module_of(call.module) not in probe_modules():
-                            problems.append(f"{where}: autograder.{call.module} has no probe module "
-                                            f"autograder.{probe_module_of(call.module)} (see autograder/probes.py)")
+                        if not has_probes(call.module):
+                            problems.append(f"{where}: autograder/assignments/{call.module}/ has no checks.py "
+                                            "and probes.py (see autograder/probes.py)")
                 except UnsupportedTestCell as exc:
                     problems.append(f"{where}: {exc}")
             if "### BEGIN SOLUTION" in cell.source and not meta.get("solution"):
@@ -158,11 +158,11 @@ def judge_lines() -> set:
 
 def _judge_files() -> tuple[set, set]:
     """(judge files, probe modules) of autograder/: the kernel receives only the probe modules."""
-    from .probes import PROBE_MODULE_PATTERNS
-
     folder = REPO_ROOT / "autograder"
-    shipped = {path for pattern in PROBE_MODULE_PATTERNS for path in folder.glob(pattern)}
-    return (set(folder.glob("*_checks.py")) | {folder / "_report.py"}) - shipped, shipped
+    content = folder / "assignments"
+    shipped = {folder / "_probe_util.py", *content.glob("*/probes.py")}
+    judges = {*content.glob("*/checks.py"), *content.glob("*/cases.py"), folder / "_report.py"}
+    return judges - shipped, shipped
 
 
 def significant(lines) -> list:

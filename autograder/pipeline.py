@@ -121,7 +121,7 @@ def build(course: Course) -> None:
 
     leaks.check_markers(course.source)
     if course.is_main:
-        from .build import sync_provided_cells
+        from .generation import sync_provided_cells
         sync_provided_cells()
     for assignment in course.assignments():
         nbgrader(course, "generate_assignment", assignment, "--force", "--log-level=ERROR")

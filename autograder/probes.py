@@ -1,12 +1,18 @@
 """The trusted half of the hidden tests: cases, the probe library, probe data, judges.
 
 The grader builds each check's cases here (``trusted_cases``), writes them with the probe
-modules into a read-only *probe library* for the kernel (``build_probe_library``), reads back
+module into a read-only *probe library* for the kernel (``build_probe_library``), reads back
 what the kernel's probes wrote (``probe_outputs``: bounded in size, nesting and entries, never
 following a link the kernel planted), validates its shape against the reference probe's output
 on the same cases, and judges it (``judge``). Nothing here runs inside the sandbox, and the
-sandbox gets only the probe modules (``*_probes.py``, ``_probe_util.py``) and the case data:
-never a judge, a case generator or the reference.
+sandbox of a notebook gets only the probe module of its own assignment
+(``assignments/<assignment>/probes.py``), ``_probe_util.py`` and that notebook's case data:
+never a judge, a case generator, the reference or another assignment's files.
+
+Each assignment's grading content lives in ``autograder/assignments/<assignment>/`` (``checks.py``:
+cases, schemas and judges; ``probes.py``: what runs in the kernel; ``examples.py``: example
+submissions). Hidden-test cells import ``check_<name>`` from
+``autograder.assignments.<assignment>.checks``; a ``module`` argument below is the assignment's name.
 """
 import importlib
 import json
@@ -28,8 +34,8 @@ from .probe_schema import Malformed, validate
 from .testcells import PROBE_PACKAGE, CheckCall, UnsupportedTestCell
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# The only modules of this package that enter the sandbox.
-PROBE_MODULE_PATTERNS = ("_probe_util.py", "*_probes.py")
+CONTENT_DIR = PACKAGE_DIR / "assignments"
+CONTENT_PACKAGE = "autograder.assignments"
 # Probe data bounds: the largest honest output (get_next_state's) is 1.6 MB of JSON, 6 levels deep.
 MAX_PROBE_BYTES = 16 * 2**20
 MAX_PROBE_DEPTH = 24
@@ -38,17 +44,26 @@ DICT_COST = 8
 TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 
 
-def probe_modules() -> list[str]:
-    return sorted({p.stem for pattern in PROBE_MODULE_PATTERNS for p in PACKAGE_DIR.glob(pattern)})
+def graded_assignments() -> list[str]:
+    """The assignments with hidden tests: the folders of ``autograder/assignments/`` with a ``checks.py``."""
+    return sorted(d.name for d in CONTENT_DIR.iterdir() if (d / "checks.py").is_file())
 
 
-def probe_module_of(checks_module: str) -> str:
-    """The probe module of a checks module: ``ttt_checks`` -> ``ttt_probes``."""
-    return checks_module.removesuffix("_checks") + "_probes"
+def has_probes(module: str) -> bool:
+    return (CONTENT_DIR / module / "probes.py").is_file() and (CONTENT_DIR / module / "checks.py").is_file()
+
+
+def assignment_of(module_name: str) -> str:
+    """The assignment of a checks module's ``__name__``: ``autograder.assignments.ttt1_mcts.checks`` -> ``ttt1_mcts``."""
+    return module_name.removeprefix(CONTENT_PACKAGE + ".").removesuffix(".checks")
 
 
 def _checks(module: str):
-    return importlib.import_module(f"autograder.{module}")
+    return importlib.import_module(f"{CONTENT_PACKAGE}.{module}.checks")
+
+
+def _probes(module: str):
+    return importlib.import_module(f"{CONTENT_PACKAGE}.{module}.probes")
 
 
 @lru_cache(maxsize=None)
@@ -77,7 +92,7 @@ def reference_outputs(module: str, name: str):
         checks = _checks(module)
         from . import reference
         function = reference.reference_namespace(*checks.REFERENCE)[name]
-        probe = getattr(importlib.import_module(f"autograder.{probe_module_of(module)}"), f"probe_{name}")
+        probe = getattr(_probes(module), f"probe_{name}")
         with quiet():
             return json.dumps(_plain_data(probe(function, kernel_cases(module, name)))).encode()
     return json.loads(cached(f"{module}.{name}.expected.json", compute, lambda b: b, lambda b: b))
@@ -120,10 +135,10 @@ def run_check(module: str, name: str, fn) -> None:
 
     Used by ``check_<name>(fn)`` when a test cell runs outside the sandboxed grader (the
     instructor's own notebooks, the unit tests); the data takes the same JSON round trip.
-    `module` may be given as ``__name__`` (``autograder.ttt_checks``).
+    `module` may be given as ``__name__`` (``autograder.assignments.ttt1_mcts.checks``).
     """
-    module = module.rsplit(".", 1)[-1]
-    probe = getattr(importlib.import_module(f"autograder.{probe_module_of(module)}"), f"probe_{name}")
+    module = assignment_of(module)
+    probe = getattr(_probes(module), f"probe_{name}")
     with quiet():
         outputs = _plain_data(probe(fn, kernel_cases(module, name)))
     reason = judge(module, name, outputs)
@@ -155,18 +170,24 @@ def encoded_cases(module: str, name: str) -> bytes:
 
 
 def build_probe_library(target: Path, calls: list[CheckCall]) -> None:
-    """Write the read-only probe library: ``_agprobe`` package + the cases of every call."""
+    """Write the read-only probe library: the ``_agprobe`` package (the runtime, ``_probe_util`` and
+    the probe module of each assignment the calls name, laid out as in this package so that their
+    relative imports work unchanged) + the cases of every call."""
+    modules = sorted({c.module for c in calls})
+    for module in modules:
+        if not has_probes(module):
+            raise UnsupportedTestCell(f"autograder/assignments/{module}/ has no checks.py and probes.py")
     package = target / PROBE_PACKAGE
     package.mkdir(parents=True)
     (package / "__init__.py").write_text('"""Probe half of the hidden tests (sandbox copy)."""\n')
     shutil.copyfile(PACKAGE_DIR / "_probe_runtime.py", package / "_runtime.py")
-    modules = probe_modules()
+    shutil.copyfile(PACKAGE_DIR / "_probe_util.py", package / "_probe_util.py")
+    (package / "assignments").mkdir()
+    (package / "assignments" / "__init__.py").write_text("")
     for module in modules:
-        shutil.copyfile(PACKAGE_DIR / f"{module}.py", package / f"{module}.py")
-    for call in calls:
-        if probe_module_of(call.module) not in modules:
-            raise UnsupportedTestCell(f"autograder.{call.module} has no probe module "
-                                      f"autograder.{probe_module_of(call.module)}")
+        (package / "assignments" / module).mkdir()
+        (package / "assignments" / module / "__init__.py").write_text("")
+        shutil.copyfile(CONTENT_DIR / module / "probes.py", package / "assignments" / module / "probes.py")
     (target / "cases").mkdir()
     for module, name in sorted({(c.module, c.name) for c in calls}):
         (target / "cases" / f"{module}.{name}.json").write_bytes(encoded_cases(module, name))

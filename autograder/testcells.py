@@ -1,6 +1,7 @@
 """Hidden-test cells split in two: the kernel only *probes*, the grader *judges*.
 
-A hidden test is written as ``check_<name>(fn)`` imported ``from autograder.<module>``.
+A hidden test is written as ``check_<name>(fn)`` imported
+``from autograder.assignments.<assignment>.checks``.
 ``rewrite_test_cell`` turns each such call into a probe call with a fresh random nonce; the
 kernel runs it and writes plain data, and the grader judges that data (``autograder.probes``).
 """
@@ -14,7 +15,7 @@ PROBE_PACKAGE = "_agprobe"
 @dataclass
 class CheckCall:
     """One ``check_<name>(arg)`` call found in a hidden-test cell."""
-    module: str          # e.g. "ttt_checks" (of autograder.ttt_checks)
+    module: str          # the assignment, e.g. "ttt1_mcts" (of autograder.assignments.ttt1_mcts.checks)
     name: str            # e.g. "get_next_state"
     nonce: str = field(default_factory=lambda: secrets.token_hex(16))
 
@@ -26,7 +27,7 @@ class UnsupportedTestCell(ValueError):
 def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
     """The cell's source with every check call replaced by a probe call, and the calls found.
 
-    ``from autograder.<module> import check_<name>`` lines become ``pass``;
+    ``from autograder.assignments.<assignment>.checks import check_<name>`` lines become ``pass``;
     ``check_<name>(<expr>)`` becomes ``_agprobe._runtime.probe("<module>", "<name>", <expr>, "<nonce>")``.
     A check of a notebook function written as a statement of its own (``check_get_reward(get_reward)``)
     moves to the top of the cell: the hidden probes run before the visible asserts, so the grader
@@ -49,8 +50,10 @@ def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
     calls: list[CheckCall] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder"):
-            module = (node.module or "").split(".", 1)[-1]
-            if node.module.count(".") != 1 or any(not a.name.startswith("check_") or a.asname for a in node.names):
+            parts = (node.module or "").split(".")
+            module = parts[2] if len(parts) == 4 else ""
+            if parts[1:2] != ["assignments"] or parts[3:] != ["checks"] or not module.isidentifier() \
+                    or any(not a.name.startswith("check_") or a.asname for a in node.names):
                 raise UnsupportedTestCell(f"unsupported import in a test cell: {ast.unparse(node)}")
             for alias in node.names:
                 imported[alias.name] = module
@@ -58,7 +61,7 @@ def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
                           "pass"))
         elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "autograder" for a in node.names):
             raise UnsupportedTestCell(f"unsupported import in a test cell: {ast.unparse(node)}"
-                                      " (use `from autograder.<module> import check_<name>`)")
+                                      " (use `from autograder.assignments.<assignment>.checks import check_<name>`)")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
             if len(node.args) != 1 or node.keywords:

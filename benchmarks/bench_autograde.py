@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 from autograder import corpus, pipeline
+from autograder.assignments.ttt1_mcts import examples as ttt1_examples
+from autograder.assignments.ttt2_selfplay import examples as ttt2_examples
 
 BUDGET_S = 60.0
 
@@ -30,10 +32,10 @@ def submissions(students: int) -> list[corpus.Case]:
             blank = tuple(corpus.source_solutions(assignment)) if kind == "blank" else ()
             extra = None
             if kind == "partial":
-                extra = ({"get_action_prob": corpus.WRONG_ACTION_PROB} if assignment == "ttt1_mcts"
-                         else {"match_average": corpus.WRONG_MATCH_AVERAGE})
-            expected = {"full": corpus.ALL[assignment], "blank": set(),
-                        "partial": corpus.ALL[assignment] - {"test_get_action_prob", "test_match_average"}}[kind]
+                extra = ({"get_action_prob": ttt1_examples.WRONG_ACTION_PROB} if assignment == "ttt1_mcts"
+                         else {"match_average": ttt2_examples.WRONG_MATCH_AVERAGE})
+            expected = {"full": corpus.graded_tests()[assignment], "blank": set(),
+                        "partial": corpus.graded_tests()[assignment] - {"test_get_action_prob", "test_match_average"}}[kind]
             cases.append(corpus.simple(student, assignment, expected, blank=blank, extra=extra))
     return cases
 

@@ -19,6 +19,7 @@ import pytest
 import nbformat
 
 from autograder import corpus, grading_config, leaks, pipeline, sandbox
+from autograder.assignments.ttt1_mcts import examples as ttt1_examples
 from autograder.grading_config import REPO_ROOT
 
 CELL_TIMEOUT = 20  # the infinite loop costs this much
@@ -40,7 +41,7 @@ def graded(tmp_path_factory):
     # Written straight into submitted/, as with plain nbgrader (no collect to repair anything first).
     raw = workspace / "submitted" / "raw_metadata" / "ttt1_mcts" / "ttt1_mcts.ipynb"
     raw.parent.mkdir(parents=True)
-    raw.write_text(json.dumps(corpus.tampered_metadata(course)))
+    raw.write_text(json.dumps(ttt1_examples.tampered_metadata(course)))
     broken = workspace / "submitted" / "broken_json" / "ttt1_mcts" / "ttt1_mcts.ipynb"
     broken.parent.mkdir(parents=True)
     broken.write_text('{"cells": [')

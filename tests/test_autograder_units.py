@@ -16,7 +16,7 @@ from autograder.grading_config import REPO_ROOT
 
 TEST_CELL = '''assert get_reward(init_board()) == (0, False)
 ### BEGIN HIDDEN TESTS
-from autograder.ttt_checks import check_get_reward
+from autograder.assignments.ttt1_mcts.checks import check_get_reward
 check_get_reward(get_reward)
 ### END HIDDEN TESTS'''
 
@@ -25,20 +25,20 @@ check_get_reward(get_reward)
 
 def test_check_calls_become_probe_calls_with_a_nonce():
     source, calls = testcells.rewrite_test_cell(TEST_CELL)
-    assert [(c.module, c.name) for c in calls] == [("ttt_checks", "get_reward")]
+    assert [(c.module, c.name) for c in calls] == [("ttt1_mcts", "get_reward")]
     assert "autograder" not in source
-    assert f"probe('ttt_checks', 'get_reward', get_reward, '{calls[0].nonce}')" in source
+    assert f"probe('ttt1_mcts', 'get_reward', get_reward, '{calls[0].nonce}')" in source
     first, second = source.splitlines()[:2]  # the probe runs first, then the visible assert
-    assert first.startswith("__import__('_agprobe._runtime')._runtime.probe('ttt_checks', 'get_reward'")
+    assert first.startswith("__import__('_agprobe._runtime')._runtime.probe('ttt1_mcts', 'get_reward'")
     assert second == "assert get_reward(init_board()) == (0, False)"
-    helper = "def f(b):\n    return get_reward(b)\nfrom autograder.ttt_checks import check_get_reward\ncheck_get_reward(f)"
+    helper = "def f(b):\n    return get_reward(b)\nfrom autograder.assignments.ttt1_mcts.checks import check_get_reward\ncheck_get_reward(f)"
     assert testcells.rewrite_test_cell(helper)[0].startswith("def f(b):")  # a function of the cell: not moved
     assert testcells.rewrite_test_cell("assert 1 + 1 == 2") == ("assert 1 + 1 == 2", [])
 
 
-@pytest.mark.parametrize("bad", ["import autograder.ttt_checks as t\nt.check_get_reward(get_reward)",
-                                 "from autograder.ttt_checks import check_get_reward\ncheck_get_reward(a, b)",
-                                 "from autograder.ttt_checks import check_get_reward as c\nc(get_reward)",
+@pytest.mark.parametrize("bad", ["import autograder.assignments.ttt1_mcts.checks as t\nt.check_get_reward(get_reward)",
+                                 "from autograder.assignments.ttt1_mcts.checks import check_get_reward\ncheck_get_reward(a, b)",
+                                 "from autograder.assignments.ttt1_mcts.checks import check_get_reward as c\nc(get_reward)",
                                  "from autograder.reference import ttt1"])
 def test_unsupported_test_cells_are_refused(bad):
     with pytest.raises(testcells.UnsupportedTestCell):
@@ -46,18 +46,19 @@ def test_unsupported_test_cells_are_refused(bad):
 
 
 def test_trusted_judge_accepts_the_reference_and_rejects_forgeries():
-    from autograder import reference, ttt_probes
+    from autograder import reference
+    from autograder.assignments.ttt1_mcts import probes as ttt_probes
 
-    cases = probes.kernel_cases("ttt_checks", "get_reward")
+    cases = probes.kernel_cases("ttt1_mcts", "get_reward")
     good = json.loads(json.dumps(ttt_probes.probe_get_reward(reference.ttt1()["get_reward"], cases)))
-    assert probes.judge("ttt_checks", "get_reward", good) is None
+    assert probes.judge("ttt1_mcts", "get_reward", good) is None
     forged = [{"reward": 0.0, "done": False}] * len(cases)
-    assert "get_reward gives a wrong result" in probes.judge("ttt_checks", "get_reward", forged)
-    assert "malformed" in probes.judge("ttt_checks", "get_reward", {"not": "a list"})
+    assert "get_reward gives a wrong result" in probes.judge("ttt1_mcts", "get_reward", forged)
+    assert "malformed" in probes.judge("ttt1_mcts", "get_reward", {"not": "a list"})
 
 
 def test_probe_data_needs_the_right_nonce(tmp_path):
-    call = testcells.CheckCall("ttt_checks", "get_reward")
+    call = testcells.CheckCall("ttt1_mcts", "get_reward")
     (tmp_path / ".probe").mkdir()
     assert "no test data came back" in probes.probe_outputs(tmp_path, call)
     (tmp_path / ".probe" / f"{call.nonce}.json").write_text(json.dumps({"nonce": "guessed", "outputs": []}))

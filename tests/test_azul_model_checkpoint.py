@@ -8,7 +8,8 @@ import pytest
 
 import Azul_Simulator as az
 from azcourse.azul import checkpoints, network
-from azcourse.azul.arena import play_game
+from azcourse.azul.game import Azul
+from azcourse.core.arena import FunctionAgent, game_generators, play_game
 
 
 def _fake_params(hidden=(8, 4), seed=0):
@@ -46,8 +47,10 @@ def test_agent_from_checkpoint_plays_legal_moves(tmp_path, search):
     checkpoints.save_params(tmp_path, _fake_params())
     agent = (checkpoints.load_agent(tmp_path, simulations=8) if search
              else checkpoints.load_agent(tmp_path))
-    scores, info = play_game((agent, agent), seed=3)  # raises on any illegal move
-    assert sum(info["moves"]) > 20 and min(scores) >= 0
+    chance_rng, agent_rng = game_generators(3, 0, paired_deals=True)
+    player = FunctionAgent(agent, agent_rng)
+    record, _ = play_game(Azul(), (player, player), chance_rng)  # raises on any illegal move
+    assert sum(record.moves) > 20 and min(record.scores) >= 0
 
 
 SHIPPED = checkpoints.available_models()

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import Azul_Simulator as az
-from autograder import azul_checks, reference
+from autograder import reference
+from autograder.assignments.azul3_play import checks as azul_checks
 
 
 @pytest.fixture(scope="module")

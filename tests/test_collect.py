@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from autograder import collect, corpus, pipeline
+from autograder.assignments.ttt1_mcts import examples as ttt1_examples
 from autograder.grading_config import REPO_ROOT
 
 RELEASE = REPO_ROOT / "release"
@@ -445,7 +446,7 @@ def test_impersonation_and_namesakes_graded(workspace, tmp_path):
     release = type("Release", (), {"release": workspace.release})
     full = nbformat.writes(corpus.filled(release, "ttt1_mcts")).encode()
     partial = nbformat.writes(corpus.filled(release, "ttt1_mcts",
-                                            extra={"get_action_prob": corpus.WRONG_ACTION_PROB})).encode()
+                                            extra={"get_action_prob": ttt1_examples.WRONG_ACTION_PROB})).encode()
     incoming = write(tmp_path / "incoming", {
         "amy/ttt1_mcts/ttt1_mcts.ipynb": full,
         "mel.zip": zipped({"amy/ttt1_mcts/ttt1_mcts.ipynb": notebook(release=workspace.release)}),
@@ -457,8 +458,8 @@ def test_impersonation_and_namesakes_graded(workspace, tmp_path):
     done = cli(workspace, "autograde", "ttt1_mcts", *[a for s in students for a in ("--student", s)])
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {r["student"]: r for r in export_rows(workspace, tmp_path) if r["notebook"] == "ttt1_mcts"}
-    full_score = corpus.expected_score(corpus.Case("x", "ttt1_mcts", None, corpus.T1), workspace)
-    partial_score = corpus.expected_score(corpus.Case("x", "ttt1_mcts", None, corpus.T1 - {"test_get_action_prob"}),
+    full_score = corpus.expected_score(corpus.Case("x", "ttt1_mcts", None, ttt1_examples.T1), workspace)
+    partial_score = corpus.expected_score(corpus.Case("x", "ttt1_mcts", None, ttt1_examples.T1 - {"test_get_action_prob"}),
                                           workspace)
     assert float(rows["amy"]["code_score"]) == full_score and not rows["amy"]["problems"]
     assert float(rows["mel"]["code_score"]) == 0 and "names another student (amy)" in rows["mel"]["flags"]

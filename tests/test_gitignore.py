@@ -21,7 +21,7 @@ SHIPPED = ["release/ttt1_mcts/ttt1_mcts.ipynb", "solutions/azul3_play/azul3_play
            "assignments/ttt2_selfplay/ttt2_selfplay.ipynb", "ckpts/azul_strong/card.json", "autograder/corpus.py",
            "requirements-student.txt", "azcourse/student_validate.py", "ckpts/hex5/anet_500/params.msgpack",
            "ckpts/hex5/training_log.csv", "ckpts/hex5/config.toml", "release/hex4_onpolicy/hex4_onpolicy.ipynb",
-           "autograder/hex_probes.py"]
+           "autograder/assignments/hex4_onpolicy/probes.py"]
 
 
 def ignored(path: str) -> bool:

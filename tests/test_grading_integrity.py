@@ -206,7 +206,7 @@ def _with(assignment, answers: dict, extra_cells=()):
      ("import Azul_Simulator as sim",), "legal_takes calls a helper the notebook forbids: get_valid_mask"),
     ({"arena": "from azcourse.core import arena as core\ndef arena(a, b, n, seed):\n    return core.play_match(a, b, n, seed)"},
      (), "arena calls a helper the notebook forbids: play_match"),
-    ({}, ("import importlib\nimportlib.import_module('_agprobe.azul_probes')",),
+    ({}, ("import importlib\nimportlib.import_module('_agprobe.assignments.azul3_play.probes')",),
      "touches the grader's probe package (_agprobe) outside a test cell"),
     ({}, ("import sys\nsys.addaudithook(lambda e, a: None)",), "audit-hook tampering"),
     ({}, ("import os\nos.close(int(os.environ['AG_AUDIT_FD']))",), "audit-hook tampering"),

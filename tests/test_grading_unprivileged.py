@@ -26,6 +26,7 @@ import nbformat
 import pytest
 
 from autograder import corpus, isolation
+from autograder.assignments.ttt1_mcts import examples as ttt1_examples
 from autograder.grading_config import REPO_ROOT
 
 USER = "azgrader-test"
@@ -129,7 +130,7 @@ def _write(folder: Path, student: str, nb) -> None:
 def _submissions(folder: Path, course: Path, workspace: Path) -> dict:
     """student -> the test cells that must pass."""
     release = type("Release", (), {"release": course / "release"})
-    blank = tuple(c[len("test_"):] for c in corpus.TTT1_TESTS)
+    blank = tuple(c[len("test_"):] for c in ttt1_examples.TESTS)
     _write(folder, "honest", corpus.filled(release, "ttt1_mcts"))
     _write(folder, "tamper", corpus.filled(release, "ttt1_mcts", blank=blank,
                                           extra={"get_next_state": tamper(course, workspace)}))
@@ -139,7 +140,7 @@ def _submissions(folder: Path, course: Path, workspace: Path) -> dict:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "get_reward":
             cell.metadata["autograder"] = {"timeout": 10**6}
     _write(folder, "replay_hang", hang)
-    all_tests = set(corpus.TTT1_TESTS)
+    all_tests = set(ttt1_examples.TESTS)
     return {"honest": all_tests, "tamper": set(), "leftovers": all_tests,
             "replay_hang": {"test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob"}}
 

@@ -12,7 +12,8 @@ import types
 import numpy as np
 import pytest
 
-from autograder import hex_checks, reference
+from autograder import reference
+from autograder.assignments.hex4_onpolicy import checks as hex_checks
 from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of
 
 JAX_FUNCTIONS = {"policy_loss", "train_step"}

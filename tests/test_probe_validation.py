@@ -17,8 +17,8 @@ import pytest
 from autograder import probes, testcells
 from autograder.probe_schema import REF, Either, Int, ListOf, Malformed, Record, Str, validate
 
-# every judge of every checks module of the grader (autograder/*_checks.py)
-MODULES = sorted(path.stem for path in Path(probes.__file__).parent.glob("*_checks.py"))
+# every judge of every assignment's checks module (autograder/assignments/*/checks.py)
+MODULES = probes.graded_assignments()
 CHECKS = [(module, name) for module in MODULES for name in probes._checks(module).SCHEMAS]
 
 
@@ -29,7 +29,7 @@ def check(request):
 
 
 def test_every_assignments_judges_are_checked():
-    assert MODULES == ["azul_checks", "hex_checks", "ttt_checks", "ttt_train_checks"]
+    assert MODULES == ["azul3_play", "hex4_onpolicy", "ttt1_mcts", "ttt2_selfplay"]
 
 
 def test_the_reference_output_is_accepted(check):
@@ -147,14 +147,14 @@ def _wrapped(call, outputs: str) -> str:
     ('["' + "x" * (17 * 2**20) + '"]', "larger"),
 ])
 def test_hostile_probe_files_are_refused_with_a_reason(tmp_path, outputs, why):
-    call = testcells.CheckCall("ttt_checks", "get_reward")
+    call = testcells.CheckCall("ttt1_mcts", "get_reward")
     _write(tmp_path, call, _wrapped(call, outputs))
     reason = probes.probe_outputs(tmp_path, call)
     assert isinstance(reason, str) and "unreadable" in reason and why in reason, str(reason)[:200]
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting(tmp_path):
-    call = testcells.CheckCall("ttt_checks", "get_reward")
+    call = testcells.CheckCall("ttt1_mcts", "get_reward")
     value = ["[" * 1000 + '\\"' + "{" * 1000 + '"']
     _write(tmp_path, call, _wrapped(call, json.dumps(value)))
     assert probes.probe_outputs(tmp_path, call) == value
@@ -171,7 +171,7 @@ WORST_CASE = textwrap.dedent('''
     import sys
     from pathlib import Path
     from autograder import probes, testcells
-    call = testcells.CheckCall("ttt_checks", "get_reward")
+    call = testcells.CheckCall("ttt1_mcts", "get_reward")
     scratch = Path(sys.argv[1])
     (scratch / ".probe").mkdir()
     # (item, its cost in entries): as many as the bounds accept, of the shapes dearest to parse

@@ -119,7 +119,7 @@ def test_no_grader_path_and_the_leak_scan_is_clean(zips, assignment):
 
 
 def test_forbidden_paths():
-    assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/autograder/ttt_probes.py")
+    assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/autograder/assignments/ttt1_mcts/probes.py")
     assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/solutions/ttt1_mcts/ttt1_mcts.ipynb")
     assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/assignments/ttt1_mcts/ttt1_mcts.ipynb")
     assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/azcourse/ttt_checks.py")
@@ -177,8 +177,8 @@ def test_a_solution_block_copied_into_a_module_is_caught_but_an_idiomatic_line_i
 
 
 def test_a_notebook_that_imports_the_grader_is_refused(tmp_path):
-    release = release_copy(tmp_path, "ttt1_mcts", "from autograder.ttt_checks import check_select_action")
-    with pytest.raises(bundle.BundleError, match="imports autograder.ttt_checks: the grader's package never ships"):
+    release = release_copy(tmp_path, "ttt1_mcts", "from autograder.assignments.ttt1_mcts.checks import check_select_action")
+    with pytest.raises(bundle.BundleError, match="imports autograder.assignments.ttt1_mcts.checks: the grader's package never ships"):
         bundle.write_bundle("ttt1_mcts", tmp_path / "out", release)
 
 

@@ -5,7 +5,9 @@ realistic mistake spliced in, executed in a copy of the reference namespace.
 """
 import pytest
 
-from autograder import reference, ttt_checks, ttt_train_checks
+from autograder import reference
+from autograder.assignments.ttt1_mcts import checks as ttt_checks
+from autograder.assignments.ttt2_selfplay import checks as ttt_train_checks
 from autograder.reference import SOURCE_DIR, reference_cells
 
 PART1 = SOURCE_DIR / "ttt1_mcts" / "ttt1_mcts.ipynb"

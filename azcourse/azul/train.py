@@ -192,17 +192,17 @@ def random_agent(board, rng):
 
 
 def quick_match(agent, opponent, games: int, seed: int):
-    """Win rate and mean score difference of ``agent`` (seats alternate)."""
-    from .arena import play_game
-    wins, diffs = 0.0, []
-    for g in range(games):
-        a_seat = g % 2
-        agents = (agent, opponent) if a_seat == 0 else (opponent, agent)
-        scores, _ = play_game(agents, seed + g)
-        diff = scores[a_seat] - scores[1 - a_seat]
-        wins += 1.0 if diff > 0 else (0.5 if diff == 0 else 0.0)
-        diffs.append(diff)
-    return wins / games, float(np.mean(diffs))
+    """Score rate (a shared victory counts half) and mean score difference of ``agent`` against
+    ``opponent`` over ``games`` games in the one arena, seats alternating, deals paired."""
+    import functools
+
+    from azcourse.core.arena import FunctionAgent, play_match
+
+    from .game import Azul
+
+    match = play_match(Azul, functools.partial(FunctionAgent, agent), functools.partial(FunctionAgent, opponent),
+                       games, seed, paired_deals=True, workers=1, progress=False, names=("agent", "opponent"))
+    return match.score_rate, match.mean_score_diff
 
 
 # ------------------------------------------------------------------------------------------------

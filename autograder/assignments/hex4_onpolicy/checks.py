@@ -1,6 +1,6 @@
-"""Hidden tests of part 4 (Hex): cases, data shapes and judges (see ``ttt_checks``).
+"""Hidden tests of part 4 (Hex): cases, data shapes and judges (see ``ttt1_mcts/checks.py``).
 
-The probes are in ``hex_probes``, the only part of these tests that enters the sandbox; the
+The probes are in ``hex4_onpolicy/probes.py``, the only part of these tests that enters the sandbox; the
 reference is ``assignments/hex4_onpolicy/hex4_onpolicy.ipynb``.
 """
 import math
@@ -9,11 +9,11 @@ import numpy as np
 
 from azcourse.hex.game import Hex
 
-from ._probe_util import short
-from ._report import compare_all, failure, indent
-from .hex_probes import PROBES
-from .probe_schema import REF, Bool, Either, Int, ListOf, Num, Record, Str, per_case
-from .probes import run_check
+from ..._probe_util import short
+from ..._report import compare_all, failure, indent
+from .probes import PROBES
+from ...probe_schema import REF, Bool, Either, Int, ListOf, Num, Record, Str, per_case
+from ...probes import run_check
 
 SEED = 20261123
 REFERENCE = ("hex4_onpolicy", "hex4_onpolicy")  # (assignment, notebook) of the reference solution

@@ -3,12 +3,11 @@
 ``train_step`` is probed with plain SGD in the TrainState (an update linear in the gradient, so
 tiny rounding differences between correct implementations stay tiny), on several batches in a
 row. ``match_average`` is probed with deterministic agents that play the first free square of a
-fixed preference order, counting who opened each game. Judges: ``ttt_train_checks``.
+fixed preference order, counting who opened each game. Judges: ``ttt2_selfplay/checks.py``.
 """
 import numpy as np
 
-from ._probe_util import error_of, short, train_calls, unwrap
-from .ttt_probes import _provided
+from ..._probe_util import error_of, provided, short, train_calls, unwrap
 
 
 def probe_train_step(fn, cases: list) -> list:
@@ -18,7 +17,7 @@ def probe_train_step(fn, cases: list) -> list:
     import optax
     from flax.training import train_state
 
-    network = _provided(unwrap(fn), "PolicyValueNet")
+    network = provided(unwrap(fn), "PolicyValueNet")
     outputs = []
     for case in cases:
         state = train_state.TrainState.create(

@@ -3,28 +3,18 @@
 This module is all the sandbox receives of the hidden tests of part 1 (with ``_probe_util``):
 ``probe_<name>(fn, cases)`` calls the student's function and returns plain data (lists, numbers,
 strings, bools). An error raised by student code becomes data too. The judges that decide what
-that data is worth live in ``ttt_checks`` and never enter the sandbox.
+that data is worth live in ``ttt1_mcts/checks.py`` and never enter the sandbox.
 
 MCTS probes build trees with the notebook's own provided ``Tree`` / ``make_tree`` (found in the
 student function's globals).
 """
 import numpy as np
 
-from ._probe_util import error_of, short
+from ..._probe_util import error_of, is_int_like, provided, short
 
 SEARCH_CHECKPOINTS = (1, 2, 3, 5, 10, 20, 40, 80, 120)
 
 
-def _provided(fn, name: str):
-    """A provided definition (e.g. ``Tree``) from the notebook the function was defined in."""
-    try:
-        return fn.__globals__[name]
-    except (AttributeError, KeyError):
-        raise AssertionError(f"`{name}` is not defined: run the provided cells of the notebook first") from None
-
-
-def _is_int_like(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def probe_get_next_state(fn, cases: list) -> list:
@@ -63,13 +53,13 @@ def probe_get_reward(fn, cases: list) -> list:
 
 def probe_select_action(fn, cases: list) -> list:
     """The chosen move (int) of each one-node tree, or the error raised."""
-    make_tree = _provided(fn, "make_tree")
+    make_tree = provided(fn, "make_tree")
     outputs = []
     for case in cases:
         tree = make_tree([case["board"]], [case["n_sa"]], [case["w_sa"]], [case["prior"]])
         try:
             action = fn(tree, 0, case["c_init"], case["c_base"])
-            outputs.append(int(action) if _is_int_like(action) else f"not an int: {short(action)}")
+            outputs.append(int(action) if is_int_like(action) else f"not an int: {short(action)}")
         except Exception as exc:
             outputs.append(f"raises {error_of(exc)}")
     return outputs
@@ -77,7 +67,7 @@ def probe_select_action(fn, cases: list) -> list:
 
 def probe_get_action_prob(fn, cases: list) -> list:
     """The returned policy as a list of 9 floats, or a description of the problem."""
-    make_tree = _provided(fn, "make_tree")
+    make_tree = provided(fn, "make_tree")
     outputs = []
     for case in cases:
         tree = make_tree([case["board"]], [case["n_sa"]])
@@ -91,7 +81,7 @@ def probe_get_action_prob(fn, cases: list) -> list:
 
 def probe_expand_node(fn, cases: list) -> list:
     """Index returned, tree size, the new node's prior and N, and whether `prior` changed."""
-    tree_class = _provided(fn, "Tree")
+    tree_class = provided(fn, "Tree")
     outputs = []
     for case in cases:
         tree = tree_class(len(case["existing"]) + 1)
@@ -103,7 +93,7 @@ def probe_expand_node(fn, cases: list) -> list:
         except Exception as exc:
             outputs.append(f"raises {error_of(exc)}")
             continue
-        if not _is_int_like(node) or not 0 <= node < tree.size:
+        if not is_int_like(node) or not 0 <= node < tree.size:
             outputs.append(f"returned {short(node)}, not the index of a node")
             continue
         outputs.append({"index": int(node), "size": int(tree.size), "find": int(tree.find(case["board"])),
@@ -143,7 +133,7 @@ def probe_search_iter(fn, cases: dict) -> dict:
     on, ``{"after_simulations": k, "raises": "..."}``. The root is created directly (prior masked
     and normalised from the case), so that only ``search_iter`` and what it calls are exercised.
     """
-    tree_class = _provided(fn, "Tree")
+    tree_class = provided(fn, "Tree")
     paths = [{name: PROBES[name](fn.__globals__[name], path_cases) if name in fn.__globals__
               else f"{name} is not defined" for name, path_cases in path.items()}
              for path in cases["paths"]]

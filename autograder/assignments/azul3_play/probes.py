@@ -1,14 +1,14 @@
 """Probes of part 3 (Azul); all the sandbox receives of part 3's hidden tests.
 
-Same shape as ``ttt_probes``: ``probe_<name>(fn, cases)`` runs student code on plain-data cases
-and returns plain data. Judges: ``azul_checks``.
+Same shape as ``ttt1_mcts/probes.py``: ``probe_<name>(fn, cases)`` runs student code on plain-data cases
+and returns plain data. Judges: ``azul3_play/checks.py``.
 """
 import numpy as np
 
 import Azul_Simulator as az
 from azcourse.azul.agents import greedy_agent, random_agent
 
-from ._probe_util import probe_each, short
+from ..._probe_util import probe_each, short
 
 AGENTS = {"random": random_agent, "greedy": greedy_agent}
 

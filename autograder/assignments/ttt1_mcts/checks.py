@@ -3,13 +3,13 @@
 For every checked function ``<name>``:
 
 * ``cases_<name>()`` builds the deterministic plain-data cases;
-* ``SCHEMAS[<name>]`` is the shape of what ``ttt_probes.probe_<name>`` returns
+* ``SCHEMAS[<name>]`` is the shape of what ``ttt1_mcts.probes.probe_<name>`` returns
   (``autograder.probe_schema``), checked before the judge sees anything;
 * ``judge_<name>(cases, expected, outputs)`` compares the student's probe outputs with the
   reference's (``expected``) and raises AssertionError describing the first mismatch;
 * ``check_<name>(fn)`` = cases, probe, validation, judge: the one-liner of hidden-test cells.
 
-Only ``ttt_probes`` enters the sandbox; this module never does. ``search_iter`` is judged on the
+Only ``ttt1_mcts/probes.py`` enters the sandbox; this module never does. ``search_iter`` is judged on the
 test searches where the functions it calls agree with the reference along the reference's path, so
 a slip in one of them costs search_iter nothing where it does not matter, and one bug that matters
 everywhere gives one clear message ("fix X first").
@@ -18,12 +18,12 @@ import math
 
 import numpy as np
 
-from . import ttt_cases
-from ._probe_util import short
-from ._report import board_block, compare_all, failure
-from .probe_schema import REF, Bool, Either, Int, ListOf, Num, Record, Str, per_case
-from .probes import run_check
-from .ttt_probes import PROBES, _is_int_like
+from . import cases as ttt_cases
+from ..._probe_util import is_int_like, short
+from ..._report import board_block, compare_all, failure
+from ...probe_schema import REF, Bool, Either, Int, ListOf, Num, Record, Str, per_case
+from ...probes import run_check
+from .probes import PROBES
 
 FLOAT_TOLERANCE = 1e-6
 BOARD = ListOf(Num, 9)
@@ -85,7 +85,7 @@ def judge_select_action(cases: list, expected: list, outputs: list) -> None:
     def same(case, want, got):
         if got == want:
             return True
-        if not _is_int_like(got) or not 0 <= got < 9 or case["board"][got] != 0:
+        if not is_int_like(got) or not 0 <= got < 9 or case["board"][got] != 0:
             return False
         statistics = (case["n_sa"], case["w_sa"], case["prior"])
         if all(s[got] == s[want] for s in statistics):
@@ -196,8 +196,8 @@ def _reference_paths(searches: list) -> list:
     import inspect
     import json
 
-    from . import reference
-    from .ttt_probes import probe_search_iter
+    from ... import reference
+    from .probes import probe_search_iter
 
     namespace = reference.ttt1()
     originals = {name: namespace[name] for name in PREREQUISITES}

@@ -1,15 +1,15 @@
-"""Hidden tests of part 2 (training and matches): cases, data shapes and judges (see ``ttt_checks``).
+"""Hidden tests of part 2 (training and matches): cases, data shapes and judges (see ``ttt1_mcts/checks.py``).
 
-The probes are in ``ttt_train_probes``, the only part of these tests that enters the sandbox.
+The probes are in ``ttt2_selfplay/probes.py``, the only part of these tests that enters the sandbox.
 """
 import numpy as np
 
-from . import ttt_cases
-from ._probe_util import short
-from ._report import failure
-from .probe_schema import REF, Either, Int, ListOf, Num, Record, Str, per_case
-from .probes import run_check
-from .ttt_train_probes import PROBES
+from ..ttt1_mcts import cases as ttt_cases
+from ..._probe_util import short
+from ..._report import failure
+from ...probe_schema import REF, Either, Int, ListOf, Num, Record, Str, per_case
+from ...probes import run_check
+from .probes import PROBES
 
 LOSS_RTOL, PARAM_ATOL = 1e-4, 1e-5
 PREFERENCE_ORDERS = ([0, 1, 2, 3, 4, 5, 6, 7, 8], [4, 0, 2, 6, 8, 1, 3, 5, 7], [8, 7, 6, 5, 4, 3, 2, 1, 0],
@@ -18,7 +18,7 @@ REFERENCE = ("ttt2_selfplay", "ttt2_selfplay")  # (assignment, notebook) of the 
 
 
 def _reference() -> dict:
-    from . import reference
+    from ... import reference
     return reference.ttt2()
 
 

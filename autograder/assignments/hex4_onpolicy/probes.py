@@ -1,7 +1,7 @@
 """Probes of part 4 (Hex); all the sandbox receives of part 4's hidden tests.
 
-Same shape as ``ttt_probes``: ``probe_<name>(fn, cases)`` runs student code on plain-data cases and
-returns plain data. Judges: ``hex_checks``.
+Same shape as ``ttt1_mcts/probes.py``: ``probe_<name>(fn, cases)`` runs student code on plain-data cases and
+returns plain data. Judges: ``hex4_onpolicy/checks.py``.
 
 Each function is graded on its own: while ``rollout`` and ``topp`` run, the notebook's ``winner`` is
 replaced by a correct one (from the course pack's public Hex engine), and while ``train_step`` runs,
@@ -15,7 +15,7 @@ import numpy as np
 
 from azcourse.hex.game import Hex
 
-from ._probe_util import error_of, probe_each, short, train_calls, unwrap
+from ..._probe_util import error_of, probe_each, short, train_calls, unwrap
 
 def correct_winner(board) -> int:
     """1 or 2 for the player whose chain joins their sides, else 0 (the course pack's engine)."""

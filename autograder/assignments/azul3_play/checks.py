@@ -1,6 +1,6 @@
-"""Hidden tests of part 3 (Azul): cases, data shapes and judges (see ``ttt_checks``).
+"""Hidden tests of part 3 (Azul): cases, data shapes and judges (see ``ttt1_mcts/checks.py``).
 
-The probes are in ``azul_probes``, the only part of these tests that enters the sandbox; the
+The probes are in ``azul3_play/probes.py``, the only part of these tests that enters the sandbox; the
 reference is ``assignments/azul3_play/azul3_play.ipynb``.
 """
 from functools import lru_cache
@@ -10,10 +10,10 @@ import numpy as np
 import Azul_Simulator as az
 from azcourse.azul.agents import greedy_agent, random_agent
 
-from ._report import compare_all, failure
-from .azul_probes import PROBES
-from .probe_schema import Bool, Either, Int, ListOf, Num, Record, Str, per_case
-from .probes import run_check
+from ..._report import compare_all, failure
+from .probes import PROBES
+from ...probe_schema import Bool, Either, Int, ListOf, Num, Record, Str, per_case
+from ...probes import run_check
 
 SEED = 20261121
 REFERENCE = ("azul3_play", "azul3_play")  # (assignment, notebook) of the reference solution
