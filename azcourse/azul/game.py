@@ -35,6 +35,14 @@ class Azul:
         from azcourse.azul.features import FEATURE_DIM
 
         self.encoding_shape = (FEATURE_DIM,)
+        self._mask_of = (None, None)  # (board, its engine mask): boards are never mutated
+
+    def _valid_mask(self, board: np.ndarray) -> np.ndarray:
+        """The engine's mask of ``board``, computed once for consecutive calls on the same board
+        (a play loop asks ``is_chance`` and ``legal_mask`` of each position)."""
+        if self._mask_of[0] is not board:
+            self._mask_of = (board, az.get_valid_mask(board))
+        return self._mask_of[1]
 
     def initial_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A new deal; the starting seat and the factories are drawn from ``rng``."""
@@ -44,7 +52,7 @@ class Azul:
         return az.current_seat(board)
 
     def legal_mask(self, board: np.ndarray) -> np.ndarray:
-        mask = az.get_valid_mask(board)
+        mask = self._valid_mask(board).copy()
         mask[az.NOOP] = False
         return mask
 
@@ -70,7 +78,7 @@ class Azul:
         return state.by_seat(0).score, state.by_seat(1).score
 
     def is_chance(self, board: np.ndarray) -> bool:
-        return not board[az.GAME_OVER] and bool(az.get_valid_mask(board)[az.NOOP])
+        return not board[az.GAME_OVER] and bool(self._valid_mask(board)[az.NOOP])
 
     def resolve_chance(self, board: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if not self.is_chance(board):
