@@ -132,3 +132,23 @@ def test_a_sandbox_gets_only_its_own_assignments_probes_and_cases(assignment, tm
     assert not {m for m in probe_imports if m.startswith("autograder.") and not m.startswith("autograder._probe_util")}
     for name in cases:
         json.loads((tmp_path / name).read_text())  # plain data
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_kernel_receives_no_code_the_student_lacks(assignment):
+    """What a probe module brings into the kernel is the harness (``_probe_util``) and course modules
+    the student's own bundle ships; never a reference, a judge or another assignment's code."""
+    from autograder import bundle
+
+    shipped, _ = bundle.dependencies(REPO_ROOT / "release" / assignment / f"{assignment}.ipynb")
+    student_modules = {module_name(path) for path in shipped if path.suffix == ".py"}
+    project = ("azcourse", "autograder", "Azul_Simulator", "Azul_Visuals")
+    brought = {m for m in imports(CONTENT / assignment / "probes.py") if m.split(".")[0] in project}
+    outside = brought - student_modules - {"autograder._probe_util"}
+    assert not outside, f"the probes of {assignment} bring {sorted(outside)} into the kernel"
+    # ... and define no implementation of a graded function of their own (e.g. a correct_winner to swap in)
+    graded = set(probes._checks(assignment).JUDGES)
+    defined = {node.name for node in ast.walk(ast.parse((CONTENT / assignment / "probes.py").read_text()))
+               if isinstance(node, ast.FunctionDef)}
+    own = {d for d in defined if not d.startswith("probe_") and any(g in d for g in graded)}
+    assert not own, f"the probes of {assignment} implement graded functions: {sorted(own)}"

@@ -79,6 +79,16 @@ def masked_log_policy(logits, x):
     return jax.nn.log_softmax(jax.numpy.where(legal_from_encoding(x), logits, NEG_INF), axis=-1)
 
 
+def masked_cross_entropy(logits, x, target):
+    """Mean over the batch of ``-sum_a target(a) log pi(a | x)`` with ``pi`` the softmax of ``logits``
+    renormalised over the empty cells of ``x`` (a JAX scalar). ``logits`` float32 ``(B, cells)``,
+    ``x`` float32 ``(B, 2 + 2 cells)`` (``Hex.encode``), ``target`` float32 ``(B, cells)``."""
+    import jax.numpy as jnp
+
+    legal = legal_from_encoding(x)
+    return -jnp.mean(jnp.sum(jnp.where(legal, target * masked_log_policy(logits, x), 0.0), axis=-1))
+
+
 def policy(module, params, x):
     """ANET's move distribution: float32 ``(..., cells)``, summing to 1 over the legal cells of
     ``x`` ``(..., 2 + 2 cells)`` and exactly 0 on the occupied ones."""

@@ -64,6 +64,14 @@ def column_letter(col: int) -> str:
     return "abcdefgh"[col]
 
 
+def board_winner(board) -> int:
+    """The assignment's ``winner`` by this engine: 1 or 2 for the player whose chain joins their sides,
+    else 0. ``board``: int array ``(n, n)``, 0 empty, 1 and 2 the players' stones."""
+    board = np.asarray(board)
+    game, cells = Hex(board.shape[0]), bytes(np.asarray(board, dtype=np.uint8).ravel().tolist())
+    return 1 if game.has_chain(cells, 0) else 2 if game.has_chain(cells, 1) else 0
+
+
 class Hex:
     """Hex on a ``size`` x ``size`` board: 2 players, ``size**2`` actions."""
 

@@ -20,9 +20,9 @@ REFERENCE = ("hex4_onpolicy", "hex4_onpolicy")  # (assignment, notebook) of the 
 SIZES = range(3, 9)
 # The course pack's helpers that do a graded function's whole job: a solution reaching one is flagged.
 FORBIDDEN_HELPERS = {
-    "winner": {"has_chain", "_chain_through", "from_seed_tuple", "correct_winner"},
+    "winner": {"has_chain", "_chain_through", "from_seed_tuple", "board_winner"},
     "legal_distribution": {"probabilities", "legal_mask", "state_policy"},
-    "policy_loss": {"masked_log_policy", "cross_entropy", "correct_policy_loss"},
+    "policy_loss": {"masked_log_policy", "cross_entropy", "masked_cross_entropy"},
     "train_step": {"make_train_step"},
     "topp": {"round_robin"},
 }

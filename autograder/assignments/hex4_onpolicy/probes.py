@@ -4,8 +4,10 @@ Same shape as ``ttt1_mcts/probes.py``: ``probe_<name>(fn, cases)`` runs student 
 returns plain data. Judges: ``hex4_onpolicy/checks.py``.
 
 Each function is graded on its own: while ``rollout`` and ``topp`` run, the notebook's ``winner`` is
-replaced by a correct one (from the course pack's public Hex engine), and while ``train_step`` runs,
-its ``policy_loss`` is, so a slip in one answer never costs the points of another. The default
+replaced by the course pack's public engine (``azcourse.hex.game.board_winner``), and while
+``train_step`` runs, its ``policy_loss`` by the ANET's public loss (``azcourse.hex.anet.masked_cross_entropy``),
+so a slip in one answer never costs the points of another. Nothing here is a reference the student
+does not already have: the kernel receives the harness and the case inputs only. The default
 policies and agents are deterministic (a fixed preference order of cells), so the judges can
 compare every call.
 """
@@ -13,26 +15,10 @@ import contextlib
 
 import numpy as np
 
-from azcourse.hex.game import Hex
+from azcourse.hex.anet import masked_cross_entropy
+from azcourse.hex.game import board_winner
 
 from ..._probe_util import error_of, probe_each, short, train_calls, unwrap
-
-def correct_winner(board) -> int:
-    """1 or 2 for the player whose chain joins their sides, else 0 (the course pack's engine)."""
-    board = np.asarray(board)
-    game, cells = Hex(board.shape[0]), bytes(np.asarray(board, dtype=np.uint8).ravel().tolist())
-    return 1 if game.has_chain(cells, 0) else 2 if game.has_chain(cells, 1) else 0
-
-
-def correct_policy_loss(logits, x, target):
-    """Mean cross-entropy of the targets and the softmax renormalised over the empty cells (JAX; the
-    masking of the course pack's ANET)."""
-    import jax.numpy as jnp
-
-    from azcourse.hex.anet import legal_from_encoding, masked_log_policy
-
-    return -jnp.mean(jnp.sum(jnp.where(legal_from_encoding(x), target * masked_log_policy(logits, x), 0.0), axis=-1))
-
 
 @contextlib.contextmanager
 def replaced(fn, **names):
@@ -95,7 +81,7 @@ def probe_rollout(fn, cases: list) -> list:
     """{"result", "players": the player passed at each policy call, "stones": stones on the board then,
     "changed": whether the given board was changed}."""
     outputs = []
-    with replaced(fn, winner=correct_winner):
+    with replaced(fn, winner=board_winner):
         for case in cases:
             calls, given = [], case["board"].copy()
             try:
@@ -169,7 +155,7 @@ def probe_train_step(fn, cases: list) -> list:
 
     optimizers = {"sgd": optax.sgd, "adam": optax.adam, "rmsprop": optax.rmsprop, "adagrad": optax.adagrad}
     outputs = []
-    with replaced(fn, policy_loss=correct_policy_loss):
+    with replaced(fn, policy_loss=masked_cross_entropy):
         for case in cases:
             module = make_module(case["cells"], case["hidden"], case["activation"])
             state = train_state.TrainState.create(apply_fn=module.apply, tx=optimizers[case["optimizer"]](case["learning_rate"]),
@@ -207,7 +193,7 @@ def ordered_agent(order, name: int, openings: list):
 def probe_topp(fn, cases: list) -> list:
     """{"wins": the K x K table returned, "openings": [agent, player] of each game's first move, in order}."""
     outputs = []
-    with replaced(fn, winner=correct_winner):
+    with replaced(fn, winner=board_winner):
         for case in cases:
             openings = []
             agents = [ordered_agent(order, k, openings) for k, order in enumerate(case["orders"])]
