@@ -39,6 +39,18 @@ Encoding and text
     ``parse_action(state, text)`` reads such text back, raising ``IllegalAction`` with a sentence
     saying why when the text is not a legal action here.
 
+Optional: a fast random rollout
+    A game may also provide ``random_playout(state, rng) -> returns``: the float64 array
+    ``(num_players,)`` of ``returns`` at the end of a game played on from ``state`` with uniformly
+    random legal actions for every player (and chance outcomes drawn with ``rng`` as
+    ``resolve_chance`` draws them); ``returns(state)`` itself if ``state`` is terminal. Its results
+    must have the same distribution as such a move-by-move game (``RolloutEvaluator(random_policy)``
+    in ``azcourse.core.evaluators``), which uses it in place of the move-by-move rollout when the
+    game has it; it may draw from ``rng`` in another order, and it may return a shared read-only
+    array. It exists for speed: one call instead of a ``legal_mask`` and a new state per move (Hex
+    fills the board at random and checks for a chain once). It is not part of ``Game`` below, so
+    games without it still satisfy the protocol.
+
 ``check_action(game, state, action)`` below is the shared legality check implementations use.
 """
 from __future__ import annotations

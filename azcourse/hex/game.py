@@ -81,6 +81,10 @@ class Hex:
         rows = [(i // n == 0) + 2 * (i // n == n - 1) for i in range(n * n)]
         cols = [(i % n == 0) + 2 * (i % n == n - 1) for i in range(n * n)]
         self._sides = (tuple(rows), tuple(cols))
+        # _results[p]: the returns when protocol player p has won (read-only, shared by random_playout)
+        self._results = tuple(np.array([1.0, -1.0] if p == 0 else [-1.0, 1.0]) for p in (0, 1))
+        for result in self._results:
+            result.flags.writeable = False
 
     # -- rules ---------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> HexState:
@@ -138,6 +142,43 @@ class Hex:
                     seen.add(j)
                     stack.append(j)
         return False
+
+    def random_playout(self, state: HexState, rng: np.random.Generator) -> np.ndarray:
+        """The returns after both players play uniformly random empty cells from ``state`` to the end:
+        the protocol's optional fast rollout (``azcourse.core.protocol``), float64 ``(2,)``.
+
+        With ``k`` empty cells it draws ``rng.random(k)`` (one float64 per cell) and, for the
+        ``t``-th of them, plays empty cell number ``int(u_t * (k - t))`` in increasing order, so the
+        moves are those of ``random_policy`` with the same generator, move by move. It fills the
+        whole board instead of stopping at the first chain: a chain stays, and a full board has
+        exactly one, so the winner is the same and one connectivity check at the end suffices. It
+        draws all ``k`` floats, where a move-by-move rollout draws one per move up to the win. The
+        array returned is shared between calls and read-only.
+        """
+        if state.winner >= 0:
+            return self._results[state.winner]
+        n, cells = self.size, state.cells
+        empty = [i for i in range(n * n) if not cells[i]]
+        board, stone, left, take = bytearray(cells), state.player + 1, len(empty), empty.pop
+        for u in rng.random(left).tolist():
+            board[take(int(u * left))] = stone
+            left -= 1
+            stone ^= 3
+        # Player 1 (stones 1) has won iff a chain of 1s runs from row 0 to row n - 1; visited
+        # cells are marked 3 on this private board.
+        stack = [i for i in range(n) if board[i] == 1]
+        for i in stack:
+            board[i] = 3
+        last_row, neighbours_of = n * (n - 1), self._neighbours
+        while stack:
+            i = stack.pop()
+            if i >= last_row:
+                return self._results[0]
+            for j in neighbours_of[i]:
+                if board[j] == 1:
+                    board[j] = 3
+                    stack.append(j)
+        return self._results[1]
 
     def is_terminal(self, state: HexState) -> bool:
         return state.winner >= 0
