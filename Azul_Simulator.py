@@ -113,16 +113,29 @@ def action_to_string(action: int) -> str:
     return SOURCE_CODES[source] + COLOUR_CODES[colour] + DESTINATION_CODES[destination]
 
 
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message: escaped like ``repr``, and cut to ``limit`` characters with
+    its length noted when longer, so a reason stays one short line whatever was typed."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
 def _parse_code(text: str) -> tuple[int | None, str | None]:
-    """``(action, None)`` for a well-formed move code, else ``(None, reason)``."""
+    """``(action, None)`` for a well-formed move code, else ``(None, reason)``: any string, of any
+    length or content, gets one of the two, and the reason is short."""
     if not isinstance(text, str):
         return None, f"A move code is a string such as 5B2, not {type(text).__name__}."
-    code = text.strip().upper()
+    code = text.strip()
+    if not code.isascii():  # before upper(): 'ﬀ'.upper() is 'FF', 'ı'.upper() is 'I'
+        return None, (f"A move code is written in plain ASCII letters and digits, such as 5B2 or CWF; "
+                      f"got {_shown(code)}.")
+    code = code.upper()
     if code == "NOOP":
         return NOOP, None
     if len(code) != 3:
         return None, (f"A move code has 3 characters (source, colour, destination), "
-                      f"such as 5B2 or CWF; got {text.strip()!r}.")
+                      f"such as 5B2 or CWF; got {_shown(text.strip())}.")
     source, colour, destination = code
     if source not in SOURCE_CODES:
         return None, f"Unknown source {source!r}: use C (the centre) or 1-5 (a factory)."

@@ -9,7 +9,8 @@ A thin command line over ``azcourse``: each subcommand parses its options and ha
 module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex:
 ``azcourse.core.terminal``). Exit code 0 when a game ends or the player leaves
 (``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
-(e.g. piped into ``head``).
+(e.g. piped into ``head``). Whatever is typed, a game refuses it with a reason or plays it: no line
+read (a huge number, control characters, bytes that are not text) ends the game with a traceback.
 """
 from __future__ import annotations
 
@@ -152,8 +153,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_streams() -> None:
+    """Bytes on stdin that are not valid in its encoding become U+FFFD, so a game refuses them like
+    any other text instead of stopping on a UnicodeDecodeError; text stdout cannot encode (a lone
+    surrogate, an emoji on an ASCII terminal) is written as backslash escapes."""
+    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace")):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=errors)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _tolerant_streams()
     try:
         return args.run(args)
     except KeyboardInterrupt:

@@ -156,6 +156,45 @@ def test_rollouts_reach_the_end_and_score_for_the_chooser():
     assert result.visits[0] > result.visits[1]
 
 
+class PlayoutTreeGame(TreeGame):
+    """TreeGame with the protocol's optional fast rollout: it walks the spec itself (no
+    ``next_state``), drawing moves as ``random_playout`` does, and counts its calls."""
+
+    def random_playout(self, state, rng):
+        self.calls["random_playout"] = self.calls.get("random_playout", 0) + 1
+        while not self.is_terminal(state):
+            if self.is_chance(state):
+                state = self.resolve_chance(state, rng)
+            else:
+                state = state + (int(rng.random() * self.spec[state][2]),)
+        return self.returns(state)
+
+
+def test_random_rollouts_use_the_games_random_playout_when_it_has_one():
+    """``RolloutEvaluator(random_policy)`` hands the rollout to ``game.random_playout`` (no
+    ``next_state`` call); ``playout=False``, another default policy, or a game without the method
+    play move by move; seed for seed the results agree."""
+    spec = {(): ("move", 0, 3), (0,): ("move", 1, 2), (1,): ("chance", 2), (2,): ("end", win_loss(0, -0.5)),
+            (0, 0): ("end", win_loss(0, 1)), (0, 1): ("end", win_loss(0, -1)),
+            (1, 0): ("end", [0, 0]), (1, 1): ("end", win_loss(0, 0.5))}
+    fast_game, plain_game = PlayoutTreeGame(spec, 3), TreeGame(spec, 3)
+    results = set()
+    for seed in range(40):
+        _, fast = RolloutEvaluator()(fast_game, (), np.random.default_rng(seed))
+        _, stepwise = RolloutEvaluator(playout=False)(fast_game, (), np.random.default_rng(seed))
+        _, plain = RolloutEvaluator()(plain_game, (), np.random.default_rng(seed))
+        assert list(fast) == list(stepwise) == list(plain)
+        results.add(tuple(fast))
+    assert len(results) == 5  # every end is reached
+    assert fast_game.calls == {"random_playout": 40, "next_state": plain_game.calls["next_state"]}
+    uniform = EpsilonGreedyPolicy(lambda state: np.ones(3), epsilon=1.0)  # random, but not random_policy
+    RolloutEvaluator(uniform)(fast_game, (), np.random.default_rng(0))
+    assert fast_game.calls["random_playout"] == 40
+    game = PlayoutTreeGame(spec, 3)
+    MCTS(game, config=MCTSConfig(simulations=30), rng=0).search(())
+    assert game.calls["random_playout"] == 2  # one per decision node added: the root and (0,)
+
+
 # -- PUCT ----------------------------------------------------------------------------------------
 def puct_score(w, n, prior, c_base, c_init, unvisited=0.0):
     total = 1 + n.sum()

@@ -8,6 +8,7 @@ import pytest
 from azcourse.hex.game import Hex, HexState, neighbours
 from azcourse.hex.display import HexDisplay, cell_centre, plot_hex
 from azcourse.hex.game import diamond_text
+from azcourse.core.evaluators import RolloutEvaluator, random_policy
 from azcourse.core.protocol import IllegalAction
 
 SIZES = range(3, 9)
@@ -148,6 +149,31 @@ def test_random_games_end_with_the_first_chain_and_never_in_a_draw(size):
             state = game.next_state(state, rng.choice(np.flatnonzero(game.legal_mask(state))))
         assert game.has_chain(state.cells, state.winner) and not game.has_chain(state.cells, 1 - state.winner)
         assert sorted(game.returns(state)) == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_random_playout_has_the_result_of_random_play_move_by_move(size):
+    """The fast rollout fills the board, one draw per empty cell, and checks for a chain once; the
+    move-by-move rollout (``random_policy`` until the first chain) with the same seed plays the same
+    moves up to the win, so the results are equal seed by seed: the same distribution, exactly.
+    Positions: random openings of every length, either player to move, finished ones included."""
+    game = Hex(size)
+    stepwise = RolloutEvaluator(random_policy, playout=False)
+    rng = np.random.default_rng(200 + size)
+    winners = set()
+    for trial in range(24):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(size * size))):
+            if game.is_terminal(state):
+                break
+            state = game.next_state(state, rng.choice(np.flatnonzero(game.legal_mask(state))))
+        for seed in range(8):
+            fast = game.random_playout(state, np.random.default_rng([trial, seed]))
+            _, slow = stepwise(game, state, np.random.default_rng([trial, seed]))
+            assert fast.dtype == np.float64 and fast.shape == (2,) and not fast.flags.writeable
+            assert list(fast) == list(slow), (trial, seed, game.to_seed_tuple(state))
+            winners.add(int(np.argmax(fast)))
+    assert winners == {0, 1}
 
 
 # -- purity, the state format, encoding -------------------------------------------------------------

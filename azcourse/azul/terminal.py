@@ -4,7 +4,9 @@ The person types a move code (``5B2``, ``CWF``: source, colour, destination) or 
 (the legal codes, grouped by source and colour), ``board`` (show the board again), ``quit``. A refused
 code is explained with ``take_action_from_string``'s reason and asked for again; the game is left
 untouched. End of input behaves like ``quit``, so the game runs with piped input too; when input is
-not a terminal, each line read is echoed so that the transcript reads like a session.
+not a terminal, each line read is echoed so that the transcript reads like a session (control
+characters escaped). A blank line asks again; any other line is played or refused with a reason,
+a line of more than ``azcourse.core.terminal.MAX_LINE`` characters before the engine reads it.
 
 Randomness: ``session_rngs(seed)`` gives two independent generators, one for the deal (the starting
 seat, the factories and every refill) and one for the opponent's choices, so a seed fixes the deal
@@ -25,6 +27,7 @@ from Azul_Simulator import (
 from Azul_Visuals import render_text
 from azcourse.azul.checkpoints import make_model_agent
 from azcourse.azul.agents import AGENTS, make_agent
+from azcourse.core.terminal import echoed, line_problem
 
 COMMANDS = "Commands: help (your legal moves), board (show the board), quit (leave the game)."
 CODE_HELP = ("A move code is source (C = centre, 1-5 = factory), colour (B Y R D W; D = black), "
@@ -122,7 +125,11 @@ class TerminalGame:
                 self.say("\nEnd of input: the game is left unfinished.")
                 return False
             if self.echo:
-                self.say(text)
+                self.say(echoed(text))
+            problem = line_problem(text)
+            if problem:
+                self.say(f"Refused: {problem} Type help for your legal moves.")
+                continue
             command = text.strip().lower()
             if command in ("quit", "exit"):
                 self.say("You left the game.")

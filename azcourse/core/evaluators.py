@@ -50,12 +50,27 @@ class EpsilonGreedyPolicy:
 
 class RolloutEvaluator:
     """Plays ``policy`` for every player from the leaf to the end of the game (drawing chance
-    outcomes with the search's generator) and returns the final results; no prior (uniform)."""
+    outcomes with the search's generator) and returns the final results; no prior (uniform).
 
-    def __init__(self, policy: Callable = random_policy):
-        self.policy = policy
+    With the uniformly random policy (``random_policy``, the default) and ``playout=True``, a game
+    that provides the protocol's optional ``random_playout(state, rng)`` plays the whole rollout
+    itself: the same distribution of results, much faster, though it may draw from ``rng`` in
+    another order than move-by-move calls of ``random_policy``.
+
+    Args:
+        policy: ``policy(game, state, rng) -> action``, the default policy.
+        playout: use the game's ``random_playout`` when ``policy`` is ``random_policy``
+            (False: always play move by move through the protocol).
+    """
+
+    def __init__(self, policy: Callable = random_policy, playout: bool = True):
+        self.policy, self.playout = policy, playout
 
     def __call__(self, game, state, rng: np.random.Generator):
+        if self.playout and self.policy is random_policy:
+            playout = getattr(game, "random_playout", None)
+            if playout is not None:
+                return None, playout(state, rng)
         policy = self.policy
         while not game.is_terminal(state):
             if game.is_chance(state):

@@ -20,8 +20,9 @@ One simulation (one "search game")
     up, every decision node on the path adds 1 to ``N(s, a)`` and adds the result **of its own
     chooser** to ``W(s, a)``.
 Tree policies (``MCTSConfig.tree_policy``)
-    ``"uct"``: untried actions first, in a random order drawn once per node; then the action that
-    maximises ``Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))``, ``Q = W / N``.
+    ``"uct"``: untried actions first, in a random order (one Fisher-Yates step, one draw, per
+    try, so a node draws only for the actions it tries); then the action that maximises
+    ``Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))``, ``Q = W / N``.
     ``"puct"``: the action that maximises ``Q(s, a) + C(s) P(s, a) sqrt(N(s)) / (1 + N(s, a))`` with
     ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init`` and ``Q = unvisited_value`` for an
     untried action. With ``dirichlet_alpha > 0`` the root's priors become
@@ -35,6 +36,11 @@ Reusing the tree
 Randomness
     All draws (untried-action order, chance outcomes, rollouts, noise) come from one
     ``numpy.random.Generator``, so a seeded search is repeatable.
+Speed
+    A decision node keeps ``N``, ``W`` and its legal actions in Python lists and the tree policy is a
+    plain loop over them: for the few dozen actions of a node that is faster than numpy's per-call
+    cost. With random rollouts most of the time is the rollout, which a game can shorten with the
+    protocol's optional ``random_playout`` (see ``azcourse.core.evaluators.RolloutEvaluator``).
 """
 from __future__ import annotations
 
@@ -96,12 +102,40 @@ class SearchResult(NamedTuple):
 
 
 class Node:
-    __slots__ = ("state", "kind", "player", "actions", "prior", "clean_prior", "n", "w", "children",
+    """One node of the tree (see the module docstring). A decision node keeps its statistics in
+    Python lists, one entry per legal action (cheaper than numpy for a few dozen entries);
+    ``n`` and ``w`` give them as arrays.
+
+    Attributes:
+        state: the game state; kind: ``DECISION``, ``CHANCE`` or ``TERMINAL``.
+        visits: ``N(s)`` (decision node: 1 + the sum of ``n``; chance node: passes through it).
+        player: the player who chooses (decision node).
+        actions: list of the k legal actions, increasing (decision node).
+        prior: float64 ``(k,)`` ``P(s, a)``, or None for uniform (no prior from the evaluator);
+            clean_prior: the root's prior before Dirichlet noise.
+        children: list of k child nodes, None where not in the tree (decision node); dict
+            ``state_key -> node`` of the held outcomes (chance node).
+        order, tried: indices into ``actions``, the first ``tried`` of them in the order UCT tried
+            them, the rest not yet tried (shuffled one step per try).
+        returns: float64 ``(num_players,)`` (terminal node).
+    """
+
+    __slots__ = ("state", "kind", "player", "actions", "prior", "clean_prior", "counts", "totals", "children",
                  "visits", "order", "tried", "returns")
 
     def __init__(self, state, kind):
         self.state, self.kind, self.visits = state, kind, 1
         self.clean_prior = None
+
+    @property
+    def n(self) -> np.ndarray:
+        """int64 ``(k,)``: ``N(s, a)`` of each legal action (a copy)."""
+        return np.array(self.counts, dtype=np.int64)
+
+    @property
+    def w(self) -> np.ndarray:
+        """float64 ``(k,)``: ``W(s, a)``, the summed results of the chooser (a copy)."""
+        return np.array(self.totals, dtype=np.float64)
 
 
 class MCTS:
@@ -122,52 +156,66 @@ class MCTS:
         self.root: Node | None = None
 
     # -- nodes -------------------------------------------------------------------------------------
-    def _new_node(self, state) -> tuple[Node, np.ndarray | None]:
-        """A node for ``state`` and its evaluation (per-player values; None for a chance node)."""
+    def _new_node(self, state) -> tuple[Node, list | None]:
+        """A node for ``state`` and its evaluation (per-player values as a list; None for a chance
+        node)."""
         game = self.game
         if game.is_terminal(state):
             node = Node(state, TERMINAL)
             node.returns = np.asarray(game.returns(state), dtype=np.float64)
-            return node, node.returns
+            return node, node.returns.tolist()
         if game.is_chance(state):
             node = Node(state, CHANCE)
             node.visits, node.children = 0, {}  # state_key -> node of each held outcome
             return node, None
         node = Node(state, DECISION)
         node.player = game.to_move(state)
-        node.actions = actions = np.flatnonzero(game.legal_mask(state))
-        if len(actions) == 0:
+        node.actions = actions = np.flatnonzero(game.legal_mask(state)).tolist()
+        k = len(actions)
+        if k == 0:
             raise ValueError(f"{getattr(game, 'name', 'the game')}: a decision state without legal actions "
                              "(the game must report it as terminal or chance)")
         prior, values = self.evaluator(game, state, self.rng)
-        k = len(actions)
-        if prior is None:
-            node.prior = np.full(k, 1.0 / k)
-        else:
+        if prior is not None:
             p = np.asarray(prior, dtype=np.float64)[actions]
             total = p.sum()
-            node.prior = p / total if total > 0 else np.full(k, 1.0 / k)
-        node.n = np.zeros(k, dtype=np.int64)
-        node.w = np.zeros(k)
+            prior = p / total if total > 0 else None
+        node.prior = prior
+        node.counts, node.totals = [0] * k, [0.0] * k
         node.children = [None] * k
         node.tried = 0
-        node.order = self.rng.permutation(k) if self.config.tree_policy == "uct" else None
-        return node, np.asarray(values, dtype=np.float64)
+        node.order = list(range(k)) if self.config.tree_policy == "uct" else None
+        return node, np.asarray(values, dtype=np.float64).tolist()
 
     # -- tree policy -------------------------------------------------------------------------------
     def _select(self, node: Node) -> int:
+        """The index (into ``node.actions``) that the tree policy picks; the first best on ties."""
         c = self.config
+        counts, totals = node.counts, node.totals
+        best, pick = -math.inf, 0
         if c.tree_policy == "uct":
-            if node.tried < len(node.actions):
-                i = int(node.order[node.tried])
-                node.tried += 1
-                return i
-            n = node.n
-            return int(np.argmax(node.w / n + c.c_uct * np.sqrt(math.log(node.visits) / n)))
-        n, total = node.n, node.visits
-        q = np.where(n > 0, node.w / np.maximum(n, 1), c.unvisited_value)
+            tried, k = node.tried, len(counts)
+            if tried < k:  # one step of a Fisher-Yates shuffle of the untried actions
+                order, j = node.order, tried + int(self.rng.random() * (k - tried))
+                order[tried], order[j] = order[j], order[tried]
+                node.tried = tried + 1
+                return order[tried]
+            log_visits = math.log(node.visits)
+            for i, n in enumerate(counts):
+                score = totals[i] / n + c.c_uct * math.sqrt(log_visits / n)
+                if score > best:
+                    best, pick = score, i
+            return pick
+        total = node.visits
         rate = math.log((1 + total + c.c_base) / c.c_base) + c.c_init
-        return int(np.argmax(q + rate * node.prior * math.sqrt(total) / (1 + n)))
+        prior = [1.0 / len(counts)] * len(counts) if node.prior is None else node.prior.tolist()
+        root_total = math.sqrt(total)
+        for i, n in enumerate(counts):
+            q = totals[i] / n if n > 0 else c.unvisited_value
+            score = q + rate * prior[i] * root_total / (1 + n)
+            if score > best:
+                best, pick = score, i
+        return pick
 
     def _simulate(self, root: Node) -> None:
         game, rng, cap = self.game, self.rng, self.config.chance_outcomes
@@ -175,7 +223,7 @@ class MCTS:
         node = root
         while True:
             if node.kind == TERMINAL:
-                values = node.returns
+                values = node.returns.tolist()
                 break
             if node.kind == CHANCE:
                 path.append((node, -1))
@@ -197,7 +245,7 @@ class MCTS:
             path.append((node, i))
             child = node.children[i]
             if child is None:
-                child, values = self._new_node(game.next_state(node.state, int(node.actions[i])))
+                child, values = self._new_node(game.next_state(node.state, node.actions[i]))
                 node.children[i] = child
                 node = child
                 if values is None:
@@ -207,8 +255,8 @@ class MCTS:
         for node, i in path:
             node.visits += 1
             if i >= 0:
-                node.n[i] += 1
-                node.w[i] += values[node.player]
+                node.counts[i] += 1
+                node.totals[i] += values[node.player]
 
     # -- public --------------------------------------------------------------------------------------
     def _root_for(self, state) -> Node:
@@ -228,9 +276,10 @@ class MCTS:
         root = self.root = self._root_for(state)
         c = self.config
         if c.tree_policy == "puct" and c.dirichlet_alpha > 0:
+            k = len(root.actions)
             if root.clean_prior is None:
-                root.clean_prior = root.prior
-            noise = self.rng.dirichlet(np.full(len(root.actions), c.dirichlet_alpha))
+                root.clean_prior = root.prior if root.prior is not None else np.full(k, 1.0 / k)
+            noise = self.rng.dirichlet(np.full(k, c.dirichlet_alpha))
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
         for _ in range(c.simulations):
             self._simulate(root)
@@ -246,8 +295,8 @@ class MCTS:
         if root is None or root.kind != DECISION:
             self.root = None
             return
-        where = np.flatnonzero(root.actions == int(action))
-        self.root = root.children[int(where[0])] if len(where) else None
+        action = int(action)
+        self.root = root.children[root.actions.index(action)] if action in root.actions else None
 
     def reset(self) -> None:
         """Forget the tree."""

@@ -37,9 +37,23 @@ Encoding and text
     who is to move (a view from the mover, or an explicit player indicator). ``render(state)`` is a multi-line string for a terminal.
     ``action_to_text(state, action)`` names an action the way a person types it, and
     ``parse_action(state, text)`` reads such text back, raising ``IllegalAction`` with a sentence
-    saying why when the text is not a legal action here.
+    saying why when the text is not a legal action here; it takes any text a person may type
+    (huge numbers, emoji, control characters, a megabyte line) and raises nothing else.
 
-``check_action(game, state, action)`` below is the shared legality check implementations use.
+Optional: a fast random rollout
+    A game may also provide ``random_playout(state, rng) -> returns``: the float64 array
+    ``(num_players,)`` of ``returns`` at the end of a game played on from ``state`` with uniformly
+    random legal actions for every player (and chance outcomes drawn with ``rng`` as
+    ``resolve_chance`` draws them); ``returns(state)`` itself if ``state`` is terminal. Its results
+    must have the same distribution as such a move-by-move game (``RolloutEvaluator(random_policy)``
+    in ``azcourse.core.evaluators``), which uses it in place of the move-by-move rollout when the
+    game has it; it may draw from ``rng`` in another order, and it may return a shared read-only
+    array. It exists for speed: one call instead of a ``legal_mask`` and a new state per move (Hex
+    fills the board at random and checks for a chain once). It is not part of ``Game`` below, so
+    games without it still satisfy the protocol.
+
+``check_action(game, state, action)`` below is the shared legality check implementations use, and
+``quoted(text)`` the bounded, escaped form in which a ``parse_action`` message shows what was typed.
 """
 from __future__ import annotations
 
@@ -50,6 +64,15 @@ import numpy as np
 
 class IllegalAction(ValueError):
     """An action, or a person's text for one, that is not legal in this state; the message says why."""
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` as a Python literal for a message about it, e.g. ``'c9'``: control and other
+    unprintable characters escaped (a terminal shows them, never obeys them), and text longer than
+    ``limit`` characters cut, with its length noted: ``'aaaa…' (5,000 characters)``."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 @runtime_checkable
@@ -109,10 +132,12 @@ class Game(Protocol):
         """How a person names ``action`` (what ``parse_action`` reads back)."""
 
     def parse_action(self, state, text: str) -> int:
-        """The legal action that ``text`` names.
+        """The legal action that ``text`` names. ``text`` is whatever a person typed: any ``str``
+        of any length (a number of thousands of digits, emoji, control characters, a megabyte).
 
         Raises:
-            IllegalAction: the text is malformed or names an illegal action; the message says why.
+            IllegalAction: the text is malformed or names an illegal action; the message says why,
+                in a few lines at most (show the text with ``quoted``). Any other exception is a bug.
         """
 
 

@@ -5,6 +5,12 @@ The person types a move in the game's own notation (``game.parse_action``) or a 
 not legal is refused with the game's reason and asked for again; the game is left as it was. End of
 input behaves like ``quit``. When input is not a terminal, each line read is echoed so that the
 transcript reads like a session.
+
+Any line is answered, never crashes the game: a line of more than ``MAX_LINE`` characters is refused
+before the game reads it, the echo shows control characters escaped (``echoed``), and a parser that
+fails with anything but ``IllegalAction``, or returns an action that is not legal, is a bug in the
+game: the line is refused with a message that says so and names the error, and the game goes on.
+``MAX_LINE``, ``line_problem`` and ``echoed`` serve the other games' terminals too.
 """
 from __future__ import annotations
 
@@ -12,9 +18,24 @@ from typing import Callable
 
 import numpy as np
 
-from .protocol import IllegalAction
+from .protocol import IllegalAction, check_action, quoted
 
 COMMANDS = "Commands: board (show the position again), help, quit."
+MAX_LINE = 200  # characters; a longer line is refused before any parser sees it
+
+
+def line_problem(text: str) -> str | None:
+    """Why a line read is refused before anything reads it (it is longer than ``MAX_LINE``
+    characters), or None."""
+    if len(text) > MAX_LINE:
+        return f"the line has {len(text):,} characters; a move or a command has at most {MAX_LINE}."
+    return None
+
+
+def echoed(text: str) -> str:
+    """A line read as a transcript shows it: unchanged when printable and at most ``MAX_LINE``
+    characters, else ``quoted`` (escaped and cut), so an escape sequence read is never obeyed."""
+    return text if len(text) <= MAX_LINE and text.isprintable() else quoted(text, 60)
 
 
 class TerminalMatch:
@@ -45,8 +66,9 @@ class TerminalMatch:
                 self.write("End of input.")
                 return None
             if self.echo:
-                self.write(text)
-            command = text.strip().lower()
+                self.write(echoed(text))
+            problem = line_problem(text)
+            command = "" if problem else text.strip().lower()
             if command in ("q", "quit", "exit"):
                 return None
             if command == "board":
@@ -54,10 +76,29 @@ class TerminalMatch:
             elif command == "help":
                 self.write(f"{self.move_help}\n{COMMANDS}")
             else:
-                try:
-                    return self.game.parse_action(state, text)
-                except IllegalAction as problem:
-                    self.write(f"Refused: {problem}")
+                action, problem = (None, problem) if problem else self.read_action(state, text)
+                if problem is None:
+                    return action
+                self.write(f"Refused: {problem}")
+
+    def read_action(self, state, text: str) -> tuple[int | None, str | None]:
+        """``(action, None)`` when ``text`` names a legal action, else ``(None, reason)``. The reason
+        is the game's ``IllegalAction`` message, or, when its parser fails otherwise or answers an
+        illegal action, a sentence that reports the bug."""
+        name = getattr(self.game, "name", "the game")
+        try:
+            action = self.game.parse_action(state, text)
+        except IllegalAction as refusal:
+            return None, str(refusal)
+        except Exception as bug:  # noqa: BLE001 (any parser bug is reported, and the game goes on)
+            return None, (f"{name}'s parse_action failed on {quoted(text)} with {type(bug).__name__}: "
+                          f"{quoted(str(bug), 120)}. This is a bug in the game (it must raise IllegalAction "
+                          "for text it cannot read); please report it.")
+        try:
+            return check_action(self.game, state, action), None
+        except (TypeError, ValueError) as bug:
+            return None, (f"{name}'s parse_action read {quoted(text)} as {action!r}, which is not a legal "
+                          f"action here ({quoted(str(bug), 120)}). This is a bug in the game; please report it.")
 
     def result_text(self, state) -> str:
         results = self.game.returns(state)

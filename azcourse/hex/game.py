@@ -26,7 +26,8 @@ State
 Actions and move text
     Action ``r * n + c`` places a stone on ``(r, c)``. A person names a cell by column letter and row
     number, ``c3`` (column c, row 3), or by ``row,column`` numbers, ``3,3``: both 1-based, so ``c3``
-    and ``3,3`` are the same cell. Case and spaces do not matter.
+    and ``3,3`` are the same cell. Case and spaces do not matter; letters and digits are ASCII. Any
+    other text is refused with a reason (``IllegalAction``), however long or strange.
 Encoding
     float32 vector of shape ``(2 + 2 n^2,)``: two bits for the player to move ((1, 0) player 1,
     (0, 1) player 2), then two bits per cell row by row ((0, 0) empty, (1, 0) player 1, (0, 1)
@@ -39,13 +40,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.protocol import IllegalAction
+from ..core.protocol import IllegalAction, quoted
 
 MIN_SIZE, MAX_SIZE = 3, 8
 STONES = ".XO"  # by cell value: empty, player 1, player 2
 NEIGHBOUR_STEPS = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
-_LETTER_CELL = re.compile(r"([a-z])(\d+)")
-_NUMBER_CELL = re.compile(r"(\d+),(\d+)")
+_LETTER_CELL = re.compile(r"([a-z])([0-9]+)")
+_NUMBER_CELL = re.compile(r"([0-9]+),([0-9]+)")
 
 
 class HexState(NamedTuple):
@@ -89,6 +90,10 @@ class Hex:
         rows = [(i // n == 0) + 2 * (i // n == n - 1) for i in range(n * n)]
         cols = [(i % n == 0) + 2 * (i % n == n - 1) for i in range(n * n)]
         self._sides = (tuple(rows), tuple(cols))
+        # _results[p]: the returns when protocol player p has won (read-only, shared by random_playout)
+        self._results = tuple(np.array([1.0, -1.0] if p == 0 else [-1.0, 1.0]) for p in (0, 1))
+        for result in self._results:
+            result.flags.writeable = False
 
     # -- rules ---------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> HexState:
@@ -146,6 +151,43 @@ class Hex:
                     seen.add(j)
                     stack.append(j)
         return False
+
+    def random_playout(self, state: HexState, rng: np.random.Generator) -> np.ndarray:
+        """The returns after both players play uniformly random empty cells from ``state`` to the end:
+        the protocol's optional fast rollout (``azcourse.core.protocol``), float64 ``(2,)``.
+
+        With ``k`` empty cells it draws ``rng.random(k)`` (one float64 per cell) and, for the
+        ``t``-th of them, plays empty cell number ``int(u_t * (k - t))`` in increasing order, so the
+        moves are those of ``random_policy`` with the same generator, move by move. It fills the
+        whole board instead of stopping at the first chain: a chain stays, and a full board has
+        exactly one, so the winner is the same and one connectivity check at the end suffices. It
+        draws all ``k`` floats, where a move-by-move rollout draws one per move up to the win. The
+        array returned is shared between calls and read-only.
+        """
+        if state.winner >= 0:
+            return self._results[state.winner]
+        n, cells = self.size, state.cells
+        empty = [i for i in range(n * n) if not cells[i]]
+        board, stone, left, take = bytearray(cells), state.player + 1, len(empty), empty.pop
+        for u in rng.random(left).tolist():
+            board[take(int(u * left))] = stone
+            left -= 1
+            stone ^= 3
+        # Player 1 (stones 1) has won iff a chain of 1s runs from row 0 to row n - 1; visited
+        # cells are marked 3 on this private board.
+        stack = [i for i in range(n) if board[i] == 1]
+        for i in stack:
+            board[i] = 3
+        last_row, neighbours_of = n * (n - 1), self._neighbours
+        while stack:
+            i = stack.pop()
+            if i >= last_row:
+                return self._results[0]
+            for j in neighbours_of[i]:
+                if board[j] == 1:
+                    board[j] = 3
+                    stack.append(j)
+        return self._results[1]
 
     def is_terminal(self, state: HexState) -> bool:
         return state.winner >= 0
@@ -205,23 +247,27 @@ class Hex:
         return f"{column_letter(col)}{row + 1}"
 
     def parse_action(self, state: HexState, text: str) -> int:
-        n, typed = self.size, "".join(str(text).split()).lower()
-        last = column_letter(n - 1)
-        letter, number = _LETTER_CELL.fullmatch(typed), _NUMBER_CELL.fullmatch(typed)
+        n, typed = self.size, "".join(str(text).split())
+        letter = number = None
+        if typed.isascii():  # letters and digits are ASCII only: no full-width or Arabic-Indic digits
+            typed = typed.lower()
+            letter, number = _LETTER_CELL.fullmatch(typed), _NUMBER_CELL.fullmatch(typed)
         if letter:
-            col, row = ord(letter.group(1)) - ord("a"), int(letter.group(2)) - 1
+            col, (row, row_text) = ord(letter.group(1)) - ord("a"), _board_number(letter.group(2))
+            col_text = letter.group(1)
         elif number:
-            row, col = int(number.group(1)) - 1, int(number.group(2)) - 1
+            (row, row_text), (col, col_text) = _board_number(number.group(1)), _board_number(number.group(2))
         else:
-            raise IllegalAction(f"{typed!r} is not a cell: type a column letter and a row number such as "
+            raise IllegalAction(f"{quoted(typed)} is not a cell: type a column letter and a row number such as "
                                 f"c3, or row,column such as 3,3.")
+        last = column_letter(n - 1)
         column_off = not 0 <= col < n
         if column_off and letter:
-            raise IllegalAction(f"Column {letter.group(1)} is off the board: columns run from a to {last}.")
+            raise IllegalAction(f"Column {col_text} is off the board: columns run from a to {last}.")
         if not 0 <= row < n:
-            raise IllegalAction(f"Row {row + 1} is off the board: rows run from 1 to {n}.")
+            raise IllegalAction(f"Row {row_text} is off the board: rows run from 1 to {n}.")
         if column_off:
-            raise IllegalAction(f"Column {col + 1} is off the board: columns run from 1 to {n}.")
+            raise IllegalAction(f"Column {col_text} is off the board: columns run from 1 to {n}.")
         if state.winner >= 0:
             raise IllegalAction("The game is over.")
         action = row * n + col
@@ -230,6 +276,19 @@ class Hex:
             raise IllegalAction(f"{self.action_to_text(state, action)} is taken by "
                                 f"{STONES[owner]} (player {owner}).")
         return action
+
+
+def _board_number(digits: str) -> tuple[int, str]:
+    """A 1-based row or column number typed as ASCII digits: ``(0-based index, the number as a
+    message shows it)``. Leading zeros do not count. A number of more than two digits is off every
+    board (index ``MAX_SIZE``) and is never converted to an int, so thousands of digits cost nothing
+    (``int`` refuses strings of more than 4,300 digits)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) <= 2:
+        return int(significant) - 1, significant
+    if len(significant) <= 12:
+        return MAX_SIZE, significant
+    return MAX_SIZE, f"{significant[:12]}… ({len(significant):,} digits)"
 
 
 PLAYER_NAMES = ("X (player 1)", "O (player 2)")

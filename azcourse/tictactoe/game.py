@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.protocol import IllegalAction
+from ..core.protocol import IllegalAction, quoted
 
 ONGOING, DRAW = -1, 2
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -99,7 +99,7 @@ class TicTacToe:
     def parse_action(self, state: TicTacToeState, text: str) -> int:
         typed = text.strip()
         if not (len(typed) == 1 and typed in "123456789"):
-            raise IllegalAction(f"{typed!r} is not a square; type a number from 1 to 9.")
+            raise IllegalAction(f"{quoted(typed)} is not a square; type a number from 1 to 9.")
         if state.outcome != ONGOING:
             raise IllegalAction("The game is over.")
         if state.cells[int(typed) - 1]:

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core.agents import make_agent
+from ..core.protocol import quoted
+from ..core.terminal import echoed, line_problem
 from .game import TicTacToe
 from ..notebook_code import notebook_namespace
 from .minimax import PerfectPlayer
@@ -106,13 +108,17 @@ class TerminalGame:
                 text = self.read("Your move (1-9): ")
             except EOFError:
                 return None
-            if self.echo:  # piped input: show what was "typed"
-                self.write(text)
+            if self.echo:  # piped input: show what was "typed" (escaped if unprintable)
+                self.write(echoed(text))
+            problem = line_problem(text)
+            if problem:
+                self.write(f"Refused: {problem}")
+                continue
             text = text.strip().lower()
             if text in ("q", "quit", "exit"):
                 return None
             if not (len(text) == 1 and text in "123456789"):
-                self.write(f"Refused: {text!r} is not a square; type a number from 1 to 9 (or quit).")
+                self.write(f"Refused: {quoted(text)} is not a square; type a number from 1 to 9 (or quit).")
                 continue
             if not valid[int(text) - 1]:
                 self.write(f"Refused: square {text} is taken; free squares: "
