@@ -64,11 +64,6 @@ def column_letter(col: int) -> str:
     return "abcdefgh"[col]
 
 
-def _shifted(bits: int, step: int) -> int:
-    """``bits`` moved ``step`` squares along the flat board (towards higher indices when positive)."""
-    return bits << step if step > 0 else bits >> -step
-
-
 class Othello:
     """Othello on a ``size`` x ``size`` board: 2 players, ``size**2 + 1`` actions (the last is the pass)."""
 
@@ -86,10 +81,12 @@ class Othello:
         full = (1 << n * n) - 1
         first_col = sum(1 << r * n for r in range(n))
         last_col = first_col << (n - 1)
-        # one (step, mask) per direction: the mask drops what a shift moved off the board or wrapped
-        # around to the other side of a row
-        self._steps = tuple((dr * n + dc, full & ~(first_col if dc == 1 else last_col if dc == -1 else 0))
-                            for dr, dc in DIRECTIONS)
+        # one (step, mask) per direction, the step as a shift distance along the flat board: the mask
+        # drops what a shift moved off the board or wrapped around to the other side of a row
+        steps = [(dr * n + dc, full & ~(first_col if dc == 1 else last_col if dc == -1 else 0))
+                 for dr, dc in DIRECTIONS]
+        self._up_steps = tuple((-step, mask) for step, mask in steps if step < 0)
+        self._down_steps = tuple((step, mask) for step, mask in steps if step > 0)
         self._rays = tuple(tuple(ray for dr, dc in DIRECTIONS if (ray := self._ray(i // n, i % n, dr, dc)))
                            for i in range(n * n))
         m = n // 2
@@ -109,17 +106,26 @@ class Othello:
 
     # -- move generation on bitboards ---------------------------------------------------------------
     def placing_moves(self, own: int, opponent: int) -> int:
-        """Bitboard of the squares where the owner of ``own`` can place a disc against ``opponent``."""
-        empty = ~(own | opponent)
-        runs = self.size - 3  # an outflanked line holds at most n - 2 discs
+        """Bitboard of the squares where the owner of ``own`` can place a disc against ``opponent``.
+
+        In each direction, the mover's discs are shifted one step at a time through the opponent's
+        (an outflanked line holds at most n - 2 discs); one step more lands on a candidate square.
+        """
+        runs = self.size - 3
         moves = 0
-        for step, mask in self._steps:
+        for step, mask in self._up_steps:  # towards lower indices
             line_mask = mask & opponent
-            line = _shifted(own, step) & line_mask
+            line = (own >> step) & line_mask
             for _ in range(runs):
-                line |= _shifted(line, step) & line_mask
-            moves |= _shifted(line, step) & mask
-        return moves & empty
+                line |= (line >> step) & line_mask
+            moves |= (line >> step) & mask
+        for step, mask in self._down_steps:  # towards higher indices
+            line_mask = mask & opponent
+            line = (own << step) & line_mask
+            for _ in range(runs):
+                line |= (line << step) & line_mask
+            moves |= (line << step) & mask
+        return moves & ~(own | opponent)
 
     def flips(self, own: int, opponent: int, square: int) -> int:
         """Bitboard of the opponent discs that a disc placed on ``square`` by ``own``'s owner turns over."""
