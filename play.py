@@ -3,11 +3,12 @@
     python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
     python play.py ttt --opponent perfect|mcts|uct|random [--second] [--rules NOTEBOOK]
     python play.py hex --size 5 --opponent random|uct|anet|mcts [--second] [--simulations N]
+    python play.py othello --size 6 --opponent random|greedy|uct [--second] [--simulations N]
     python play.py arena strong greedy --games 1000 --seed 0 [--json]
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
-module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex:
-``azcourse.core.terminal``). Exit code 0 when a game ends or the player leaves
+module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex and
+Othello: ``azcourse.core.terminal``). Exit code 0 when a game ends or the player leaves
 (``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
 (e.g. piped into ``head``). Whatever is typed, a game refuses it with a reason or plays it: no line
 read (a huge number, control characters, bytes that are not text) ends the game with a traceback.
@@ -80,6 +81,30 @@ def _hex_size(text: str) -> int:
     return value
 
 
+def _othello(args: argparse.Namespace) -> int:
+    """``play.py othello``: a person against one of ``azcourse.othello.agents.OPPONENTS``."""
+    import numpy as np
+
+    from azcourse.core.terminal import TerminalMatch
+    from azcourse.othello.agents import make_opponent
+    from azcourse.othello.game import PLAYER_NAMES, Othello
+
+    game = Othello(args.size)
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
+    agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
+    move_help = (f"Type a square as column letter and row number (c4; columns a-{'abcdefgh'[args.size - 1]}, "
+                 f"rows 1-{args.size}), or pass when you have no move; * marks your legal moves.")
+    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
+                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+
+
+def _othello_size(text: str) -> int:
+    value = int(text)
+    if value not in (4, 6, 8):
+        raise argparse.ArgumentTypeError(f"must be 4, 6 or 8, got {value}")
+    return value
+
+
 def _arena(args: argparse.Namespace) -> int:
     """``play.py arena``: N games between two agents, seats alternating, in parallel."""
     from azcourse.azul.arena import run_from_args
@@ -141,6 +166,20 @@ def build_parser() -> argparse.ArgumentParser:
     hex_.add_argument("--second", action="store_true", help="play O (player 2); the computer opens")
     hex_.add_argument("--seed", type=int, help="seed of the computer's random choices")
     hex_.set_defaults(run=_hex)
+
+    from azcourse.othello.agents import OPPONENTS as OTHELLO_OPPONENTS
+
+    othello = games.add_parser("othello", help="play Othello (4x4, 6x6, 8x8) against random, greedy or UCT",
+                               description="Play Othello on an N x N board. Black (X, player 1) moves first; "
+                                           "type squares as c4 (column letter, row number), or pass.")
+    othello.add_argument("--size", type=_othello_size, default=6, help="board size N: 4, 6 or 8 (default 6)")
+    othello.add_argument("--opponent", choices=tuple(OTHELLO_OPPONENTS), default="uct",
+                         help="random, greedy (most discs after the move) or uct (random rollouts) (default: uct)")
+    othello.add_argument("--simulations", type=_positive_int, default=1000,
+                         help="search games per move of uct (default 1000)")
+    othello.add_argument("--second", action="store_true", help="play White (O, player 2); the computer opens")
+    othello.add_argument("--seed", type=int, help="seed of the computer's random choices")
+    othello.set_defaults(run=_othello)
 
     from azcourse.azul.arena import add_arguments
 

@@ -1,14 +1,16 @@
 """Every game of the layer keeps the protocol's contract (``azcourse.core.protocol``), checked over
-seeded random playouts: shapes and dtypes, purity, terminal/returns consistency, move text, and for
-Azul the chance step and a player moving twice."""
+seeded random playouts: shapes and dtypes, purity, terminal/returns consistency, move text, for Azul
+the chance step and a player moving twice, and for Othello the explicit pass."""
 import numpy as np
 import pytest
 
 from azcourse.hex.game import Hex
 from azcourse.core.protocol import Game, IllegalAction, check_action
+from azcourse.othello.game import Othello
 from azcourse.tictactoe.game import TicTacToe
 
-GAMES = {"tictactoe": TicTacToe, "hex3": lambda: Hex(3), "hex5": lambda: Hex(5), "hex8": lambda: Hex(8)}
+GAMES = {"tictactoe": TicTacToe, "hex3": lambda: Hex(3), "hex5": lambda: Hex(5), "hex8": lambda: Hex(8),
+         "othello4": lambda: Othello(4), "othello6": lambda: Othello(6), "othello8": lambda: Othello(8)}
 
 
 def copy_state(state):
@@ -109,6 +111,23 @@ def test_tictactoe_outcomes_and_the_notebook_board_bridge():
         draw = game.next_state(draw, square)
     assert game.is_terminal(draw) and list(game.returns(draw)) == [0.0, 0.0]
     assert game.render(state).splitlines()[0] == " X | X | 3"
+
+
+def test_othello_turns_alternate_and_the_pass_is_an_explicit_action():
+    """A player without a placing move is not skipped: the pass is its only legal action, and after
+    the pass, as after every action, the other player moves."""
+    game = Othello(4)
+    rng = np.random.default_rng(5)
+    passes = 0
+    for _ in range(100):
+        states = playout(game, rng, check_every_step=False)
+        for before, after in zip(states, states[1:]):
+            assert game.to_move(after) == 1 - game.to_move(before)
+            mask = game.legal_mask(before)
+            if mask[game.pass_action]:
+                passes += 1
+                assert mask.sum() == 1 and np.array_equal(game.board(after), game.board(before))
+    assert passes > 0
 
 
 # -- Azul through the adapter -----------------------------------------------------------------------

@@ -12,8 +12,12 @@ States
     equal for equal positions (the search uses it to recognise a position it already holds).
 Players
     Players are numbered ``0 .. num_players - 1``. ``to_move(state)`` is the player who chooses the
-    next action. Nothing assumes that turns alternate: the same player may move twice in a row
-    (Azul across a round boundary, a pass in Othello), so a search must always ask ``to_move``.
+    next action. Nothing assumes that turns alternate: the same player may move twice in a row (in
+    Azul the holder of the first-player marker opens the next round, even when that seat made the
+    last move of the round before), so a search must always ask ``to_move``. A player who cannot act
+    is never skipped silently: where a game's rules let a player pass, the pass is an action of its
+    own, and the player must play it (Othello's pass, the only legal action when the mover has no
+    placing move; after it the other player moves).
 Actions
     The action space is fixed: ``action_space_size`` (A) integers ``0 .. A - 1`` for every state
     of the game, so a network can have one policy output per action. ``legal_mask(state)`` is a

@@ -1,0 +1,11 @@
+"""Othello (Reversi) on 4x4, 6x6 (the course's size) and 8x8 boards, on the game layer.
+
+| module | job |
+|---|---|
+| ``game.py`` | the rules on the protocol: bitboard move generation, the explicit pass, text and parsing |
+| ``symmetry.py`` | the board's eight symmetries for encoded states and policies (data augmentation) |
+| ``display.py`` | a position as a matplotlib figure |
+| ``agents.py`` | opponents by name for terminal play: random, greedy, uct |
+
+See docs/othello.md.
+"""

@@ -1,0 +1,54 @@
+"""Othello opponents by name, for terminal play (``play.py othello --opponent NAME``).
+
+``OPPONENTS`` maps a name to a builder ``build(game, rng, simulations) -> agent`` (an agent as in
+``azcourse.core.agents``: ``name``, ``choose(state)``, ``observe(action)``). A new player, e.g. one
+with a trained network, joins the command line by one more entry here.
+
+    random  uniformly random legal moves (``azcourse.core.agents``).
+    greedy  the move that leaves the mover the most discs; ties to the lowest action index.
+    uct     plain UCT with uniformly random rollouts, ``simulations`` search games per move
+            (``azcourse.core.agents``).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..core.agents import make_agent
+from .game import Othello, OthelloState
+
+
+class GreedyAgent:
+    """The legal action after which the mover holds the most discs (lowest index on ties; the pass
+    when it is the only legal action)."""
+
+    def __init__(self, game: Othello, name: str = "greedy"):
+        self.game, self.name = game, name
+
+    def choose(self, state: OthelloState) -> int:
+        game, mover = self.game, state.player
+        legal = np.flatnonzero(game.legal_mask(state))
+        counts = [game.scores(game.next_state(state, int(action)))[mover] for action in legal]
+        return int(legal[int(np.argmax(counts))])
+
+    def observe(self, action: int) -> None:
+        """Nothing to remember."""
+
+
+OPPONENTS: dict[str, Callable] = {
+    "random": lambda game, rng, simulations: make_agent("random", game, rng),
+    "greedy": lambda game, rng, simulations: GreedyAgent(game),
+    "uct": lambda game, rng, simulations: make_agent("uct", game, rng, simulations),
+}
+
+
+def make_opponent(name: str, game: Othello, rng: np.random.Generator, simulations: int = 1000):
+    """The opponent called ``name`` (a key of ``OPPONENTS``) for ``game``.
+
+    Raises:
+        ValueError: unknown name.
+    """
+    if name not in OPPONENTS:
+        raise ValueError(f"unknown Othello opponent {name!r}; choose from {', '.join(OPPONENTS)}")
+    return OPPONENTS[name](game, rng, simulations)
