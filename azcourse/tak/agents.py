@@ -25,7 +25,7 @@ from .game import Tak, TakState
 class EpsilonGreedyRollout:
     """A default policy for ``azcourse.core.evaluators.RolloutEvaluator``: with probability
     ``epsilon`` a uniformly random legal move; otherwise a move that wins at once if there is one
-    (the first in action order), else a move drawn uniformly among those that leave the mover the
+    (the first of ``game.legal_actions``), else a move drawn uniformly among those that leave the mover the
     largest flat lead (flats on top, komi counted; a move that hands the opponent a road counts as
     the worst lead).
 

@@ -81,6 +81,8 @@ _MARKS = "'!?"
 
 
 class TakState(NamedTuple):
+    """A position (see "State" in the module docstring)."""
+
     board: tuple
     reserves: tuple
     ply: int
