@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import product
 from typing import NamedTuple
 
 import numpy as np
