@@ -4,11 +4,12 @@
     python play.py ttt --opponent perfect|mcts|uct|random [--second] [--rules NOTEBOOK]
     python play.py hex --size 5 --opponent random|uct|anet|mcts [--second] [--simulations N]
     python play.py othello --size 6 --opponent random|greedy|uct [--second] [--simulations N]
+    python play.py tak --size 3 --opponent random|uct|mcts [--second] [--simulations N]
     python play.py arena strong greedy --games 1000 --seed 0 [--json]
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
-module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex and
-Othello: ``azcourse.core.terminal``). Exit code 0 when a game ends or the player leaves
+module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex,
+Othello and Tak: ``azcourse.core.terminal``). Exit code 0 when a game ends or the player leaves
 (``quit`` or end of input), 2 for bad options, 130 on Ctrl-C, 1 when the output is closed early
 (e.g. piped into ``head``). Whatever is typed, a game refuses it with a reason or plays it: no line
 read (a huge number, control characters, bytes that are not text) ends the game with a traceback.
@@ -98,10 +99,36 @@ def _othello(args: argparse.Namespace) -> int:
                          rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
 
 
+def _tak(args: argparse.Namespace) -> int:
+    """``play.py tak``: a person against one of ``azcourse.tak.agents.OPPONENTS``."""
+    import numpy as np
+
+    from azcourse.core.terminal import TerminalMatch
+    from azcourse.tak.agents import make_opponent
+    from azcourse.tak.game import PLAYER_NAMES, Tak
+
+    game = Tak(args.size)
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
+    agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
+    last = "abcdef"[args.size - 1]
+    move_help = (f"Type moves in Portable Tak Notation: a1 places a flat, Sa1 a wall, Ca1 a capstone; 3a1>12 "
+                 f"picks up 3 stones on a1 and drops 1 then 2 going right (+ up, - down, > right, < left). "
+                 f"Files a-{last}, ranks 1-{args.size}. Your first move places one of the opponent's flats.")
+    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
+                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+
+
 def _othello_size(text: str) -> int:
     value = int(text)
     if value not in (4, 6, 8):
         raise argparse.ArgumentTypeError(f"must be 4, 6 or 8, got {value}")
+    return value
+
+
+def _tak_size(text: str) -> int:
+    value = int(text)
+    if not 3 <= value <= 6:
+        raise argparse.ArgumentTypeError(f"must be from 3 to 6, got {value}")
     return value
 
 
@@ -180,6 +207,22 @@ def build_parser() -> argparse.ArgumentParser:
     othello.add_argument("--second", action="store_true", help="play White (O, player 2); the computer opens")
     othello.add_argument("--seed", type=int, help="seed of the computer's random choices")
     othello.set_defaults(run=_othello)
+
+    from azcourse.tak.agents import OPPONENTS as TAK_OPPONENTS
+
+    tak = games.add_parser("tak", help="play Tak (3x3 to 6x6) against random, UCT or the report's MCTS",
+                           description="Play Tak on an N x N board: build a road of flats joining opposite "
+                                       "edges, or hold more flats on top when the board fills or a player "
+                                       "runs out of pieces. Moves in Portable Tak Notation (a1, Sb2, 3a1>12).")
+    tak.add_argument("--size", type=_tak_size, default=3, help="board size N, 3 to 6 (default 3)")
+    tak.add_argument("--opponent", choices=tuple(TAK_OPPONENTS), default="mcts",
+                     help="random, uct (random rollouts) or mcts (the course report's agent: rollouts that take a "
+                          "winning move, else the best flat count, else random) (default: mcts)")
+    tak.add_argument("--simulations", type=_positive_int, default=1000,
+                     help="search games per move of uct and mcts (default 1000)")
+    tak.add_argument("--second", action="store_true", help="play Black (player 2); the computer opens")
+    tak.add_argument("--seed", type=int, help="seed of the computer's random choices")
+    tak.set_defaults(run=_tak)
 
     from azcourse.azul.arena import add_arguments
 

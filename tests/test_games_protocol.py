@@ -7,10 +7,12 @@ import pytest
 from azcourse.hex.game import Hex
 from azcourse.core.protocol import Game, IllegalAction, check_action
 from azcourse.othello.game import Othello
+from azcourse.tak.game import Tak
 from azcourse.tictactoe.game import TicTacToe
 
 GAMES = {"tictactoe": TicTacToe, "hex3": lambda: Hex(3), "hex5": lambda: Hex(5), "hex8": lambda: Hex(8),
-         "othello4": lambda: Othello(4), "othello6": lambda: Othello(6), "othello8": lambda: Othello(8)}
+         "othello4": lambda: Othello(4), "othello6": lambda: Othello(6), "othello8": lambda: Othello(8),
+         "tak3": lambda: Tak(3), "tak4": lambda: Tak(4, komi=0.5), "tak6": lambda: Tak(6)}
 
 
 def copy_state(state):

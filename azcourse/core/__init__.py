@@ -9,5 +9,5 @@ Modules:
     terminal    -- a person against an agent in a terminal, for any game of the layer.
 
 The games themselves live in their own packages (``azcourse.tictactoe``, ``azcourse.hex``,
-``azcourse.azul``, ``azcourse.othello``); nothing here imports them (docs/architecture.md).
+``azcourse.azul``, ``azcourse.othello``, ``azcourse.tak``); nothing here imports them (docs/architecture.md).
 """
