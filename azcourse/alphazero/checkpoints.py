@@ -50,13 +50,21 @@ def write_atomic(path: pathlib.Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def sorted_tree(tree):
+    """The tree with the keys of every mapping in sorted order (JAX returns trees in that order,
+    Flax's ``init`` in creation order), so equal parameters always give equal file bytes."""
+    if isinstance(tree, Mapping):
+        return {key: sorted_tree(tree[key]) for key in sorted(tree)}
+    return tree
+
+
 def save_checkpoint(directory, params: Mapping, card: Mapping) -> pathlib.Path:
     """Write ``params.msgpack`` and then ``card.json`` into ``directory`` (created if needed)."""
     from flax import serialization
 
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    write_atomic(directory / PARAMS_FILE, serialization.to_bytes(flax_msgpack.float32_tree(params)))
+    write_atomic(directory / PARAMS_FILE, serialization.to_bytes(sorted_tree(flax_msgpack.float32_tree(params))))
     write_atomic(directory / CARD_FILE, (json.dumps(card, indent=2) + "\n").encode())
     return directory
 
