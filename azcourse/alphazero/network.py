@@ -143,10 +143,11 @@ def jax_forward(spec: NetSpec, params: Mapping) -> Callable:
 
     module = make_module(spec)
     apply = jax.jit(lambda p, x: module.apply({"params": p}, x[None]))
+    params = jax.device_put(params)  # once, not at every call
 
     def forward(x: np.ndarray) -> tuple[np.ndarray, float]:
-        logits, value = apply(params, x)
-        return np.asarray(logits[0]), float(value[0])
+        logits, value = jax.device_get(apply(params, x))  # one transfer back
+        return logits[0], float(value[0])
     return forward
 
 
