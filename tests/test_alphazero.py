@@ -85,6 +85,14 @@ def test_shipped_config_reaches_perfect_play_against_minimax(ttt_run):
     assert float(rows[-1]["policy_loss"]) < float(rows[0]["policy_loss"])
 
 
+def test_shipped_checkpoint_is_the_config_run_and_never_loses_to_minimax():
+    shipped = ROOT / "ckpts" / "tictactoe_az"
+    assert load_config(shipped / "config.toml") == load_config(TTT_CONFIG)
+    summary = play_match(TicTacToe, functools.partial(load_agent, "tictactoe_az", simulations=100), PerfectAgent,
+                         games=20, seed=3, progress=False)
+    assert summary.losses == 0 and summary.draws == 20, summary.text()
+
+
 # -- exact resume (and gating) on 3x3 Hex ---------------------------------------------------------------
 @pytest.fixture(scope="module")
 def hex_runs(tmp_path_factory):
@@ -337,10 +345,15 @@ def test_unknown_or_malformed_keys_are_refused_with_the_known_ones(tmp_path):
     assert load_config(tmp_path / "again.toml") == shipped
 
 
+def test_the_othello_config_uses_only_known_keys():
+    config = load_config(ROOT / "configs" / "othello6.toml")
+    assert config.game == "othello6" and config.channels == (32, 32)
+
+
 def test_every_key_is_explained_in_the_tictactoe_config():
     text = TTT_CONFIG.read_text()
     for key in AlphaZeroConfig.__dataclass_fields__:
-        line = next((l for l in text.splitlines() if l.split("=")[0].strip() == key), None)
+        line = next((row for row in text.splitlines() if row.split("=")[0].strip() == key), None)
         assert line is not None and "#" in line, f"{key} is not set and explained in {TTT_CONFIG.name}"
 
 
