@@ -370,6 +370,8 @@ def test_command_line_trains_matches_and_refuses(tmp_path, capsys):
     assert "unknown key 'bogus'" in capsys.readouterr().err
     assert main(["match", str(run_dir), "--opponent", "perfect"]) == 2
     assert "tic-tac-toe only" in capsys.readouterr().err
+    assert main(["train", "--run-dir", str(tmp_path / "y"), "--set", "game=go19"]) == 2
+    assert "unknown game 'go19'" in capsys.readouterr().err
 
 
 def test_registry_makes_games_by_name_and_refuses_others():

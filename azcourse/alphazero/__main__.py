@@ -95,9 +95,11 @@ def main(argv=None) -> int:
     match.set_defaults(run=_match)
     args = parser.parse_args(argv)
     args.argv = argv
+    from azcourse.registry import UnknownGame
+
     try:
         return args.run(args)
-    except ConfigError as problem:
+    except (ConfigError, UnknownGame) as problem:
         print(f"python -m azcourse.alphazero {args.command}: {problem}", file=sys.stderr)
         return 2
 

@@ -1,7 +1,8 @@
 """The AlphaZero player for the game layer: PUCT search with the network's priors and values.
 
-    agent = load_agent("ckpts/tictactoe_az")                  # one call: game, network, search
-    summary = play_match(lambda: agent.game, partial(load_agent, "ckpts/tictactoe_az"), make_b, games=100)
+    agent = load_agent("tictactoe_az", simulations=100)      # one call: game, network, search
+    summary = play_match(partial(make_game, "tictactoe"), partial(load_agent, "tictactoe_az", simulations=100),
+                         PerfectAgent, games=100)               # azcourse.core.arena, azcourse.registry
 
 ``AlphaZeroAgent`` is an ``azcourse.core.agents.MCTSAgent`` (``choose`` / ``observe``, subtree kept
 between moves) whose leaves are evaluated by the network (``NetworkEvaluator``, numpy forward pass,
