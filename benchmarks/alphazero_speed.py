@@ -5,7 +5,9 @@
 
 GAME is any name of ``azcourse.registry`` (default: tictactoe hex5). The network is the checkpoint's
 (``--checkpoint``, for its own game) or an untrained one of the given shape (the figures of a
-forward pass do not depend on the weights). For each game it prints, on one core:
+forward pass do not depend on the weights). Rates are per second of the process's CPU time
+(``time.process_time``), so they are the speed of one core even while other jobs share the
+machine; ``taskset -c 1`` keeps JAX's threads on that one core. For each game it prints:
 
 * inference, one position per call: positions/s of the numpy forward pass (``NumpyNet``) and of the
   jitted Flax forward pass (``jax_forward``), and the ratio;
@@ -44,26 +46,26 @@ def sample_positions(game, count: int, rng) -> list:
 
 
 def per_second(call, items, seconds: float) -> float:
-    """Calls of ``call(item)`` per second, cycling through ``items`` for at least ``seconds``."""
+    """Calls of ``call(item)`` per CPU second, cycling through ``items`` for at least ``seconds``."""
     call(items[0])  # warm up (compiles a jitted function)
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    done, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         for item in items:
             call(item)
         done += len(items)
-    return done / (time.perf_counter() - start)
+    return done / (time.process_time() - start)
 
 
 def self_play_rate(game, forward, simulations: int, seconds: float, cache: bool) -> tuple[float, float]:
-    """(moves/s, simulations/s) of self-play games played for at least ``seconds``."""
+    """(moves, simulations) per CPU second of self-play games played for at least ``seconds``."""
     rng = np.random.default_rng(0)
     predictor = Predictor(game, forward, cache_size=200_000 if cache else 0)
     settings = MCTSConfig(simulations=simulations, tree_policy="puct", dirichlet_alpha=0.3)
     search = MCTS(game, NetworkEvaluator(predictor), settings, rng)
-    moves, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    moves, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         moves += play_game(game, search, 3, rng).moves
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     return moves / elapsed, moves * simulations / elapsed
 
 
