@@ -167,7 +167,7 @@ def self_play(run: Run, show_progress: bool) -> dict:
     moves, draws, started = 0, 0, time.perf_counter()
     for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
         played = play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree)
-        run.replay.add(*(augment(run.game, played) if c.symmetries else played[:3]))
+        run.replay.add(*(augment(run.game, played) if c.symmetries else (played.x, played.pi, played.z)))
         moves += played.moves
         draws += not played.returns.any()
     seconds = time.perf_counter() - started
