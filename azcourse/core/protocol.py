@@ -43,6 +43,19 @@ Encoding and text
     ``parse_action(state, text)`` reads such text back, raising ``IllegalAction`` with a sentence
     saying why when the text is not a legal action here; it takes any text a person may type
     (huge numbers, emoji, control characters, a megabyte line) and raises nothing else.
+Optional methods
+    A game may define these; code that uses them checks ``hasattr`` first.
+    ``scores(state)``: the final scores per player when the game keeps points (Azul), reported by
+    the arena next to the returns.
+    ``symmetries(encoded, policy)``: the board symmetries as a list of ``(encoded, policy)`` pairs,
+    the identity first: ``encoded`` is a float32 array of shape ``encoding_shape`` (an
+    ``encode`` output) and ``policy`` a float array ``(A,)`` over the action space; each pair is
+    the encoding of the transformed position and the policy with every action moved to its image
+    (an action that no symmetry moves, such as a pass, keeps its index). The list has the same
+    length and order for every input, so transforming a legal mask with the same call lines it
+    up with the policies. A position and its images have the same value. The AlphaZero trainer
+    (``azcourse.alphazero``) stores every image of each self-play position. Tic-tac-toe has 8
+    (the square's rotations and reflections), Hex 2 (the identity and the half turn).
 
 Optional: a fast random rollout
     A game may also provide ``random_playout(state, rng) -> returns``: the float64 array

@@ -136,6 +136,14 @@ class Hex:
                 return True
         return touched == 3
 
+    def symmetries(self, encoded: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The identity and the half turn (cell ``i`` to ``n*n - 1 - i``), a symmetry of Hex: the
+        turn swaps each player's two sides, so a position and its image are worth the same to both.
+        ``encoded`` float32 ``(2 + 2 n^2,)`` (the player bits are kept), ``policy`` ``(n^2,)``."""
+        encoded, policy = np.asarray(encoded, dtype=np.float32), np.asarray(policy)
+        turned = np.concatenate([encoded[:2], encoded[2:].reshape(-1, 2)[::-1].reshape(-1)])
+        return [(encoded.copy(), policy.copy()), (turned, policy[::-1].copy())]
+
     def has_chain(self, cells: bytes, player: int) -> bool:
         """Whether ``player`` (protocol 0 or 1) joins its two sides anywhere on ``cells`` (any board,
         not only one reached by play): a search from all its stones on its first side."""

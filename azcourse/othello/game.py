@@ -248,6 +248,14 @@ class Othello:
                            self._bits_to_array(0 if state.over else state.moves)])
         return planes.astype(np.float32).reshape(self.encoding_shape)
 
+    def symmetries(self, encoded: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The 8 symmetries of the square board, the identity first (``azcourse.othello.symmetry``): a
+        list of ``(encoded float32 (3, n, n), policy (n^2 + 1,))``, the pass entry kept in place (see
+        the protocol's optional methods)."""
+        from .symmetry import symmetries
+
+        return symmetries(np.asarray(encoded, dtype=np.float32), np.asarray(policy))
+
     # -- text -------------------------------------------------------------------------------------
     def status(self, state: OthelloState) -> str:
         """One line: the disc counts and who is to move, must pass, or has won."""

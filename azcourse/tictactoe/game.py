@@ -106,6 +106,21 @@ class TicTacToe:
             raise IllegalAction(f"Square {typed} is taken.")
         return int(typed) - 1
 
+    def symmetries(self, encoded: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The 8 symmetries of the square (4 rotations, each also mirrored left to right), the
+        identity first: a list of ``(encoded float32 (2, 3, 3), policy (9,))``, square ``r * 3 + c``
+        of the policy moved with its cell (see the protocol's optional methods)."""
+        planes = np.asarray(encoded, dtype=np.float32).reshape(2, 3, 3)
+        grid = np.asarray(policy).reshape(3, 3)
+        images = []
+        for mirror in (False, True):
+            for turns in range(4):
+                p, g = np.rot90(planes, turns, axes=(1, 2)), np.rot90(grid, turns)
+                if mirror:
+                    p, g = p[:, :, ::-1], g[:, ::-1]
+                images.append((np.ascontiguousarray(p), g.reshape(9).copy()))
+        return images
+
     def from_mover_board(self, board) -> TicTacToeState:
         """The state of a notebook board (9 values seen from the mover: 1 mover, -1 opponent).
 

@@ -1,0 +1,108 @@
+"""``python -m azcourse.alphazero train|match``: AlphaZero training for any game of the layer, and matches.
+
+    python -m azcourse.alphazero train --config configs/tictactoe_az.toml [--run-dir DIR] [--set key=value ...]
+    python -m azcourse.alphazero match CHECKPOINT [--opponent random|uct|perfect|CHECKPOINT] [--games 100]
+
+``train`` runs (or continues) the run of a config in ``DIR`` (default ``runs/<config name>``);
+``--set`` overrides one key of the config and may be repeated. ``match`` plays a checkpoint (a
+folder, a run folder or a name under ``ckpts/``) against an opponent with seats alternating and
+prints the summary; ``perfect`` is the minimax player of tic-tac-toe.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import pathlib
+import shlex
+import sys
+
+from .config import ConfigError, load_config, parse_override
+
+
+def _train(args) -> int:
+    from .train import train
+
+    overrides = dict(parse_override(text) for text in args.set)
+    config = load_config(args.config, overrides)
+    run_dir = args.run_dir or pathlib.Path("runs") / (pathlib.Path(args.config).stem if args.config else config.game)
+    command = shlex.join(["python", "-m", "azcourse.alphazero", *args.argv])
+    result = train(config, run_dir, command=command)
+    print(f"{result.iterations} iterations in {result.run_dir}; best network: {result.best}")
+    return 0
+
+
+def _opponent(spec: str, game, simulations: int | None):
+    """``make(rng) -> agent`` for the ``--opponent`` text."""
+    from azcourse.core.agents import make_agent
+
+    from .agent import load_agent
+
+    if spec == "perfect":
+        if game.name != "tictactoe":
+            raise ConfigError("the perfect player is for tic-tac-toe only")
+        from azcourse.tictactoe.perfect import PerfectAgent
+
+        return PerfectAgent
+    if spec in ("random", "uct"):
+        return functools.partial(make_agent, spec, game, simulations=simulations or 1000)
+    try:
+        load_agent(spec)
+    except FileNotFoundError as problem:
+        raise ConfigError(f"--opponent is random, uct, perfect or a checkpoint: {problem}") from None
+    return functools.partial(load_agent, spec, simulations=simulations)
+
+
+def _match(args) -> int:
+    from azcourse.core.arena import play_match
+    from azcourse.registry import make_game
+
+    from .agent import load_agent
+
+    try:
+        first = load_agent(args.checkpoint, simulations=args.simulations)
+    except FileNotFoundError as problem:
+        raise ConfigError(str(problem)) from None
+    game = first.game
+    make_b = _opponent(args.opponent, game, args.opponent_simulations)
+    summary = play_match(functools.partial(make_game, game.name),
+                         functools.partial(load_agent, args.checkpoint, simulations=args.simulations), make_b,
+                         games=args.games, seed=args.seed, workers=args.workers)
+    print(summary.text())
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(prog="python -m azcourse.alphazero", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    train = commands.add_parser("train", help="self-play and training; continues an interrupted run")
+    train.add_argument("--config", help="TOML file of parameters (see configs/tictactoe_az.toml)")
+    train.add_argument("--run-dir", help="run folder: checkpoints, log, resume state (default runs/<config name>)")
+    train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override one key of the config (repeatable), e.g. --set iterations=20")
+    train.set_defaults(run=_train)
+
+    match = commands.add_parser("match", help="a checkpoint against an opponent, seats alternating")
+    match.add_argument("checkpoint", help="checkpoint folder, run folder, or name under ckpts/")
+    match.add_argument("--opponent", default="random",
+                       help="random, uct (random rollouts), perfect (tic-tac-toe's minimax), or a checkpoint")
+    match.add_argument("--games", type=int, default=100)
+    match.add_argument("--simulations", type=int, help="the checkpoint's simulations per move (default: its card's)")
+    match.add_argument("--opponent-simulations", type=int,
+                       help="simulations per move of uct (default 1000) or of a checkpoint (default: its card's)")
+    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--workers", type=int, default=1, help="processes (the result does not depend on it)")
+    match.set_defaults(run=_match)
+    args = parser.parse_args(argv)
+    args.argv = argv
+    from azcourse.registry import UnknownGame
+
+    try:
+        return args.run(args)
+    except (ConfigError, UnknownGame) as problem:
+        print(f"python -m azcourse.alphazero {args.command}: {problem}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

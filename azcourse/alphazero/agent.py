@@ -1,0 +1,65 @@
+"""The AlphaZero player for the game layer: PUCT search with the network's priors and values.
+
+    agent = load_agent("tictactoe_az", simulations=100)      # one call: game, network, search
+    summary = play_match(partial(make_game, "tictactoe"), partial(load_agent, "tictactoe_az", simulations=100),
+                         PerfectAgent, games=100)               # azcourse.core.arena, azcourse.registry
+
+``AlphaZeroAgent`` is an ``azcourse.core.agents.MCTSAgent`` (``choose`` / ``observe``, subtree kept
+between moves) whose leaves are evaluated by the network (``NetworkEvaluator``, numpy forward pass,
+cached by position), without root noise. It plays the most visited action; with
+``sample_moves = k`` its first k choices are drawn from the visit counts instead (so that matches
+between deterministic agents vary). One agent plays one game, as ``play_match`` makes them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from azcourse.core.agents import MCTSAgent
+from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.mcts import MCTSConfig, visit_distribution
+
+from .checkpoints import load_checkpoint
+from .network import Predictor
+
+
+class AlphaZeroAgent(MCTSAgent):
+    """PUCT search with a policy-value network.
+
+    Args:
+        game: the game (``azcourse.core.protocol.Game``).
+        forward: ``forward(encoded) -> (logits (A,), value)``, e.g. a ``NumpyNet``.
+        simulations: simulations per move.
+        rng: the search's generator (or a seed); draws chance outcomes and sampled moves.
+        c_init, c_base, unvisited_value: PUCT settings (``MCTSConfig``).
+        sample_moves: the agent's first choices drawn from the visit counts (T = 1).
+        name: label in match summaries.
+    """
+
+    def __init__(self, game, forward, simulations: int = 100, rng=None, c_init: float = 1.25,
+                 c_base: float = 19652.0, unvisited_value: float = 0.0, sample_moves: int = 0,
+                 name: str = "alphazero"):
+        config = MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_init, c_base=c_base,
+                            unvisited_value=unvisited_value)
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        super().__init__(game, NetworkEvaluator(Predictor(game, forward)), config, rng, name=name)
+        self.game, self.rng, self.sample_moves, self.chosen = game, rng, sample_moves, 0
+
+    def choose(self, state) -> int:
+        visits = self.mcts.search(state).visits
+        self.chosen += 1
+        if self.chosen <= self.sample_moves:
+            return int(self.rng.choice(len(visits), p=visit_distribution(visits, 1.0)))
+        return int(np.argmax(visits))
+
+
+def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_moves: int = 0,
+               name: str | None = None) -> AlphaZeroAgent:
+    """An ``AlphaZeroAgent`` from a checkpoint (a folder, a run folder or a name under ``ckpts/``,
+    see ``checkpoints.checkpoint_dir``), with the search settings of its card unless
+    ``simulations`` is given. ``functools.partial(load_agent, path, simulations=...)`` is a
+    ``make(rng)`` for ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
+    checkpoint = load_checkpoint(name_or_path)
+    play = checkpoint.card["play"]
+    return AlphaZeroAgent(checkpoint.game, checkpoint.net, simulations or play["simulations"], rng,
+                          play["c_init"], play["c_base"], play["unvisited_value"], sample_moves,
+                          name or f"alphazero {checkpoint.path.name}")

@@ -1,0 +1,190 @@
+"""Every parameter of an AlphaZero run in one place, read from TOML with command-line overrides.
+
+``load_config(path, overrides)`` starts from the defaults of ``AlphaZeroConfig``, applies the TOML
+file, then the overrides (``--set key=value`` on the command line), so an override wins over the
+file and the file over the defaults. An unknown key, a value of the wrong kind or one out of range
+is refused with a ``ConfigError`` that names the key and what is allowed. ``configs/tictactoe_az.toml``
+explains every key.
+"""
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import tomllib
+from typing import Any, Mapping
+
+OPTIMIZERS = ("adam", "sgd")
+INFERENCE = ("numpy", "jax")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message says which key and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AlphaZeroConfig:
+    """One AlphaZero run (the keys of the TOML file; ``configs/tictactoe_az.toml`` explains each).
+
+    Attributes:
+        game: a name of ``azcourse.registry`` (``"tictactoe"``, ``"hex5"``, ...).
+        seed: seeds the initial weights (JAX key) and every random draw of the run (one numpy
+            generator: self-play, noise, minibatches).
+        iterations: iterations of self-play + training.
+        games_per_iteration: self-play games per iteration.
+        simulations: MCTS simulations per self-play move.
+        c_init, c_base: PUCT's exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``.
+        unvisited_value: the ``Q`` PUCT gives an untried action.
+        dirichlet_alpha, dirichlet_fraction: root noise ``(1 - f) P + f Dirichlet(alpha)`` in
+            self-play (alpha 0 turns it off).
+        temperature_moves: self-play moves drawn from the visit counts (T = 1) at the start of a
+            game; later moves are the most visited (T -> 0).
+        reuse_tree: keep the chosen child's subtree between moves.
+        symmetries: store every image of a position under the game's ``symmetries`` (when it has them).
+        replay_positions: the replay window: the most recent positions kept (images included).
+        channels: 3x3 convolution layers (output channels; ``[]`` for none), for games whose
+            encoding is ``(C, H, W)``.
+        hidden: dense layers after the convolutions (widths).
+        optimizer, learning_rate: ``"adam"`` or ``"sgd"`` (momentum 0.9).
+        weight_decay: L2 penalty ``c * sum(kernel ** 2)`` added to the loss.
+        value_weight: weight of the value MSE in the loss (the policy cross-entropy has weight 1).
+        batch_size, train_steps: minibatches of ``batch_size`` positions per iteration.
+        inference: how self-play evaluates the network: ``"numpy"`` or ``"jax"`` (jitted).
+        gate_games: games of the gating match (new network against the best so far) after each
+            iteration; 0 turns gating off (the newest network is always the best).
+        gate_threshold: the new network replaces the best if its score rate (a draw counts half)
+            is at least this.
+        gate_simulations: simulations per move in the gating match.
+        gate_sample_moves: each gating agent draws its first moves from its visit counts, so the
+            games differ.
+        checkpoint_every: iterations between kept checkpoints ``checkpoints/iter_<k>``.
+    """
+
+    game: str = "tictactoe"
+    seed: int = 0
+    iterations: int = 10
+    games_per_iteration: int = 50
+    simulations: int = 50
+    c_init: float = 1.25
+    c_base: float = 19652.0
+    unvisited_value: float = 0.0
+    dirichlet_alpha: float = 0.3
+    dirichlet_fraction: float = 0.25
+    temperature_moves: int = 4
+    reuse_tree: bool = True
+    symmetries: bool = True
+    replay_positions: int = 50_000
+    channels: tuple = ()
+    hidden: tuple = (64, 64)
+    optimizer: str = "adam"
+    learning_rate: float = 0.003
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    batch_size: int = 128
+    train_steps: int = 100
+    inference: str = "numpy"
+    gate_games: int = 0
+    gate_threshold: float = 0.55
+    gate_simulations: int = 50
+    gate_sample_moves: int = 2
+    checkpoint_every: int = 5
+
+    def __post_init__(self):
+        object.__setattr__(self, "channels", tuple(self.channels))
+        object.__setattr__(self, "hidden", tuple(self.hidden))
+        checks = [
+            (self.iterations >= 0, "iterations must be 0 or more"),
+            (self.games_per_iteration >= 1, "games_per_iteration must be at least 1"),
+            (self.simulations >= 1 and self.gate_simulations >= 1, "simulations and gate_simulations must be at least 1"),
+            (self.c_init >= 0 and self.c_base > 0, "c_init must be 0 or more and c_base positive"),
+            (self.dirichlet_alpha >= 0, "dirichlet_alpha must be 0 or more (0: no noise)"),
+            (0 <= self.dirichlet_fraction <= 1, "dirichlet_fraction must lie in [0, 1]"),
+            (self.temperature_moves >= 0 and self.gate_sample_moves >= 0,
+             "temperature_moves and gate_sample_moves must be 0 or more"),
+            (self.replay_positions >= 1, "replay_positions must be at least 1"),
+            (all(isinstance(w, int) and w >= 1 for w in (*self.channels, *self.hidden)),
+             "channels and hidden must be lists of positive integers, e.g. [64, 64] (or [])"),
+            (self.optimizer in OPTIMIZERS, f"optimizer must be one of {', '.join(OPTIMIZERS)}"),
+            (self.learning_rate > 0, "learning_rate must be positive"),
+            (self.weight_decay >= 0 and self.value_weight >= 0, "weight_decay and value_weight must be 0 or more"),
+            (self.batch_size >= 1 and self.train_steps >= 0, "batch_size must be at least 1 and train_steps 0 or more"),
+            (self.inference in INFERENCE, f"inference must be one of {', '.join(INFERENCE)}"),
+            (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
+            (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),
+            (self.checkpoint_every >= 1, "checkpoint_every must be at least 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as JSON/TOML-able data (lists for the layer widths)."""
+        out = dataclasses.asdict(self)
+        out["channels"], out["hidden"] = list(self.channels), list(self.hidden)
+        return out
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(AlphaZeroConfig)}
+KINDS = {bool: "true or false", tuple: "a list of integers", int: "an integer", float: "a number", str: "text"}
+
+
+def _coerce(key: str, value):
+    """``value`` (from TOML, or parsed from ``--set``) as the type of field ``key``."""
+    if key not in FIELDS:
+        raise ConfigError(f"unknown key {key!r}; known keys: {', '.join(FIELDS)}")
+    kind = type(FIELDS[key].default)
+    ok = {bool: isinstance(value, bool),
+          int: isinstance(value, int) and not isinstance(value, bool),
+          float: isinstance(value, (int, float)) and not isinstance(value, bool),
+          str: isinstance(value, str),
+          tuple: isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)}
+    if not ok[kind]:
+        raise ConfigError(f"{key} must be {KINDS[kind]}, got {value!r}")
+    return kind(value)
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"key=value"`` from the command line as ``(key, value)``; the value is read as a TOML value
+    (``3``, ``0.5``, ``true``, ``[64, 64]``, ``"adam"``), or as text when it is not one (``adam``).
+
+    Raises:
+        ConfigError: no ``=``.
+    """
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set takes key=value, got {text!r}")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    return key.strip(), value
+
+
+def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> AlphaZeroConfig:
+    """The defaults, updated by the TOML file at ``path`` (if any), then by ``overrides``.
+
+    Raises:
+        ConfigError: unreadable file, unknown key, wrong kind of value, or a value out of range.
+    """
+    values: dict[str, Any] = {}
+    if path is not None:
+        path = pathlib.Path(path)
+        try:
+            table = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"no configuration file at {path}") from None
+        except tomllib.TOMLDecodeError as problem:
+            raise ConfigError(f"{path} is not valid TOML: {problem}") from None
+        values.update({key: _coerce(key, value) for key, value in table.items()})
+    values.update({key: _coerce(key, value) for key, value in (overrides or {}).items()})
+    return AlphaZeroConfig(**values)
+
+
+def to_toml(config: AlphaZeroConfig) -> str:
+    """``config`` as TOML text that ``load_config`` reads back to an equal config."""
+    def text(value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            return f'"{value}"'
+        return repr(value)
+    return "".join(f"{key} = {text(value)}\n" for key, value in config.to_dict().items())

@@ -1,0 +1,78 @@
+"""The AlphaZero loss and its optax training steps.
+
+For a minibatch of positions ``x`` float32 ``(B, *encoding_shape)`` with search policies ``pi``
+float32 ``(B, A)`` (visit distributions, 0 on illegal actions) and game results ``z`` float32
+``(B,)`` (+1 win, -1 loss, 0 draw for the player to move at the position), the loss is
+
+    value_weight * mean((v - z)^2)  +  mean(-sum_a pi(a) log p(a))  +  weight_decay * sum(kernel^2)
+
+with ``(logits, v)`` the network's outputs and ``p = softmax(logits)`` over the whole action space.
+The three terms are returned apart (``TERMS``) so that each can be logged; the L2 term covers the
+kernels of every layer, not the biases.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+from .network import NetSpec, make_module
+
+TERMS = ("value_loss", "policy_loss", "l2")
+
+
+def make_optimizer(name: str, learning_rate: float):
+    """``optax.adam(learning_rate)`` or ``optax.sgd(learning_rate, momentum=0.9)``."""
+    import optax
+
+    if name == "adam":
+        return optax.adam(learning_rate)
+    if name == "sgd":
+        return optax.sgd(learning_rate, momentum=0.9)
+    raise ValueError(f"optimizer must be adam or sgd, got {name!r}")
+
+
+def make_loss(module, value_weight: float, weight_decay: float) -> Callable:
+    """``loss(params, x, pi, z) -> (total, terms)``: a JAX scalar and float32 ``(3,)`` in the order
+    of ``TERMS`` (value MSE, policy cross-entropy, weighted L2)."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss(params, x, pi, z):
+        logits, v = module.apply({"params": params}, x)
+        value = jnp.mean((v - z) ** 2)
+        policy = -jnp.mean(jnp.sum(pi * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+        l2 = weight_decay * sum(jnp.sum(layer["kernel"] ** 2) for layer in params.values())
+        return value_weight * value + policy + l2, jnp.stack([value, policy, l2])
+    return loss
+
+
+def make_train_steps(loss: Callable, optimizer) -> Callable:
+    """A jitted ``steps(params, opt_state, xs, pis, zs) -> (params, opt_state, terms)``: one
+    optimizer step per minibatch, ``xs`` ``(S, B, *encoding_shape)``, ``pis`` ``(S, B, A)``, ``zs``
+    ``(S, B)`` (a ``lax.scan`` over the S minibatches: one call, one compilation per shape);
+    ``terms`` float32 ``(S, 3)``: each step's loss terms before its update."""
+    import jax
+    import optax
+
+    grad = jax.value_and_grad(loss, has_aux=True)
+
+    def one(carry, batch):
+        params, opt_state = carry
+        (_, terms), grads = grad(params, *batch)
+        updates, opt_state = optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), terms
+
+    @jax.jit
+    def steps(params, opt_state, xs, pis, zs):
+        (params, opt_state), terms = jax.lax.scan(one, (params, opt_state), (xs, pis, zs))
+        return params, opt_state, terms
+    return steps
+
+
+@functools.lru_cache(maxsize=8)
+def training_for(spec: NetSpec, optimizer: str, learning_rate: float, value_weight: float,
+                 weight_decay: float) -> tuple:
+    """``(optimizer, steps)`` for a network shape and these settings, built once per process, so
+    that a run continued (or repeated) in the same process reuses the compiled program."""
+    tx = make_optimizer(optimizer, learning_rate)
+    return tx, make_train_steps(make_loss(make_module(spec), value_weight, weight_decay), tx)

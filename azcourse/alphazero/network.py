@@ -1,0 +1,183 @@
+"""The policy-value network: a Flax module for training, the same forward pass in numpy for search.
+
+Input: ``game.encode(state)``, float32 of shape ``encoding_shape``, batched as ``(B, *encoding_shape)``.
+Trunk: optional 3x3 convolutions (``conv_0``, ``conv_1``, ...; 'SAME' padding, ReLU) for an
+encoding ``(C, H, W)`` (channels first, moved last for Flax), then the flattened features through
+dense layers ``hidden_0``, ``hidden_1``, ... (ReLU).
+Heads: ``policy_head``, a dense layer of ``A`` logits (a softmax over the whole action space: the
+search keeps the legal entries and renormalises them, and the training targets are 0 on illegal
+actions); ``value_head``, one unit through ``tanh``: the result the player to move expects, in
+[-1, 1].
+Parameters: the ``'params'`` collection, float32 ``kernel`` (dense ``(in, out)``, convolution
+``(3, 3, in, out)``) and ``bias`` ``(out,)`` per layer.
+
+A jitted JAX call costs tens of microseconds of dispatch per position, more than the whole forward
+pass of a small network, so the search evaluates single positions with ``NumpyNet`` (the figures
+are in docs/alphazero.md); ``jax_forward`` is the jitted alternative. ``Predictor`` turns either
+into the ``predict(state)`` that ``azcourse.core.evaluators.NetworkEvaluator`` takes, with a cache
+by ``game.state_key``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Mapping
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class NetSpec:
+    """The shape of a network: what a checkpoint card's ``architecture`` records.
+
+    Attributes:
+        encoding_shape: the game's ``encoding_shape`` (3-D ``(C, H, W)`` when ``channels``).
+        actions: the game's ``action_space_size`` A.
+        channels: output channels of the 3x3 convolutions (may be empty).
+        hidden: widths of the dense layers.
+    """
+
+    encoding_shape: tuple
+    actions: int
+    channels: tuple = ()
+    hidden: tuple = (64, 64)
+
+    def __post_init__(self):
+        for name in ("encoding_shape", "channels", "hidden"):
+            object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
+        if self.channels and len(self.encoding_shape) != 3:
+            raise ValueError(f"convolutions need an encoding (C, H, W); this game's is {self.encoding_shape}: "
+                             "set channels = [] for a dense network")
+
+    @classmethod
+    def for_game(cls, game, channels=(), hidden=(64, 64)) -> "NetSpec":
+        return cls(tuple(game.encoding_shape), int(game.action_space_size), tuple(channels), tuple(hidden))
+
+    def as_dict(self) -> dict:
+        return {"encoding_shape": list(self.encoding_shape), "actions": self.actions,
+                "channels": list(self.channels), "hidden": list(self.hidden)}
+
+
+def make_module(spec: NetSpec):
+    """The Flax linen module: ``module.apply({'params': p}, x)`` with ``x`` float32
+    ``(B, *encoding_shape)`` -> ``(logits float32 (B, A), value float32 (B,))``."""
+    import flax.linen as nn
+    import jax.numpy as jnp
+
+    class PolicyValueNet(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            batch = x.shape[0]
+            h = jnp.transpose(x, (0, 2, 3, 1)) if spec.channels else x
+            for i, channels in enumerate(spec.channels):
+                h = nn.relu(nn.Conv(channels, (3, 3), padding="SAME", name=f"conv_{i}")(h))
+            h = h.reshape(batch, -1)
+            for i, width in enumerate(spec.hidden):
+                h = nn.relu(nn.Dense(width, name=f"hidden_{i}")(h))
+            logits = nn.Dense(spec.actions, name="policy_head")(h)
+            value = jnp.tanh(nn.Dense(1, name="value_head")(h))[:, 0]
+            return logits, value
+
+    return PolicyValueNet()
+
+
+def init_params(spec: NetSpec, seed: int) -> dict:
+    """Initial parameters (Flax's default initialisers, key ``jax.random.PRNGKey(seed)``)."""
+    import jax
+
+    x = np.zeros((1, *spec.encoding_shape), np.float32)
+    return make_module(spec).init(jax.random.PRNGKey(seed), x)["params"]
+
+
+def param_count(params: Mapping) -> int:
+    """Number of parameters in a ``{layer: {kernel, bias}}`` tree."""
+    return int(sum(np.size(leaf) for layer in params.values() for leaf in layer.values()))
+
+
+class NumpyNet:
+    """The network's forward pass in numpy float32 (no JAX needed): for search and play.
+
+    Args:
+        spec: the network's shape.
+        params: the ``'params'`` collection (JAX or numpy arrays; copied once).
+    """
+
+    def __init__(self, spec: NetSpec, params: Mapping):
+        self.spec = spec
+        layer = lambda name: (np.asarray(params[name]["kernel"], np.float32),  # noqa: E731
+                              np.asarray(params[name]["bias"], np.float32))
+        # a convolution as one matrix product on 3x3 patches: kernel (9 * in, out), rows ordered (dy, dx, in)
+        self.convs = [(k.reshape(-1, k.shape[-1]), b) for k, b in (layer(f"conv_{i}") for i in range(len(spec.channels)))]
+        self.dense = [layer(f"hidden_{i}") for i in range(len(spec.hidden))]
+        self.policy_head, self.value_head = layer("policy_head"), layer("value_head")
+
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``x`` float32 ``(B, *encoding_shape)`` -> ``(logits float32 (B, A), value float32 (B,))``."""
+        x = np.asarray(x, np.float32)
+        batch = x.shape[0]
+        if self.convs:
+            h = x.transpose(0, 2, 3, 1)
+            height, width = h.shape[1:3]
+            for kernel, bias in self.convs:
+                padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
+                patches = np.concatenate([padded[:, dy:dy + height, dx:dx + width] for dy in range(3) for dx in range(3)],
+                                         axis=-1)
+                h = np.maximum(patches @ kernel + bias, 0.0)
+        else:
+            h = x
+        h = h.reshape(batch, -1)
+        for kernel, bias in self.dense:
+            h = np.maximum(h @ kernel + bias, 0.0)
+        logits = h @ self.policy_head[0] + self.policy_head[1]
+        value = np.tanh(h @ self.value_head[0] + self.value_head[1])[:, 0]
+        return logits, value
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        """One position: ``x`` float32 ``encoding_shape`` -> ``(logits float32 (A,), value float)``."""
+        logits, value = self.forward(x[None])
+        return logits[0], float(value[0])
+
+
+def jax_forward(spec: NetSpec, params: Mapping) -> Callable:
+    """The jitted Flax forward pass on one position, with the signature of ``NumpyNet.__call__``."""
+    import jax
+
+    module = make_module(spec)
+    apply = jax.jit(lambda p, x: module.apply({"params": p}, x[None]))
+    params = jax.device_put(params)  # once, not at every call
+
+    def forward(x: np.ndarray) -> tuple[np.ndarray, float]:
+        logits, value = jax.device_get(apply(params, x))  # one transfer back
+        return logits[0], float(value[0])
+    return forward
+
+
+class Predictor:
+    """``predict(state) -> (prior float64 (A,), value float)`` for ``NetworkEvaluator``: the
+    network's softmax over the whole action space and its value for the player to move, cached by
+    ``game.state_key`` (the cache is emptied when it holds ``cache_size`` positions).
+
+    Args:
+        game: the game whose states are evaluated.
+        forward: ``forward(encoded) -> (logits (A,), value)`` (``NumpyNet`` or ``jax_forward``).
+        cache_size: most positions remembered (0: no cache).
+    """
+
+    def __init__(self, game, forward: Callable, cache_size: int = 200_000):
+        self.game, self.forward, self.cache_size = game, forward, cache_size
+        self.cache: dict = {}
+        self.evaluations = 0  # forward passes run (cache misses)
+
+    def __call__(self, state) -> tuple[np.ndarray, float]:
+        key = self.game.state_key(state) if self.cache_size else None
+        hit = self.cache.get(key) if self.cache_size else None
+        if hit is not None:
+            return hit
+        logits, value = self.forward(self.game.encode(state))
+        z = np.exp(logits.astype(np.float64) - logits.max())
+        result = (z / z.sum(), value)
+        self.evaluations += 1
+        if self.cache_size:
+            if len(self.cache) >= self.cache_size:
+                self.cache.clear()
+            self.cache[key] = result
+        return result

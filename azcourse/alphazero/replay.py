@@ -1,0 +1,74 @@
+"""The replay window: the most recent self-play positions, with their search policy and result.
+
+A ring of fixed capacity: once full, each new position replaces the oldest, so training always
+sees the last ``capacity`` positions (symmetric images count as positions). ``sample`` draws
+minibatches uniformly with replacement. ``arrays`` / ``from_arrays`` give the contents for a
+resumable state.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class ReplayWindow:
+    """Positions ``x`` float32 ``(capacity, *encoding_shape)``, policies ``pi`` float32
+    ``(capacity, A)``, results ``z`` float32 ``(capacity,)``.
+
+    Args:
+        capacity: the most positions held.
+        encoding_shape: the game's ``encoding_shape``.
+        actions: the game's ``action_space_size``.
+    """
+
+    def __init__(self, capacity: int, encoding_shape: tuple, actions: int):
+        if capacity < 1:
+            raise ValueError("a replay window holds at least one position")
+        self.capacity = int(capacity)
+        self.x = np.zeros((capacity, *encoding_shape), np.float32)
+        self.pi = np.zeros((capacity, actions), np.float32)
+        self.z = np.zeros(capacity, np.float32)
+        self.size = 0   # positions held
+        self.added = 0  # positions ever added; the next goes to added % capacity
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray) -> None:
+        """Add ``n`` positions: ``x`` ``(n, *encoding_shape)``, ``pi`` ``(n, A)``, ``z`` ``(n,)``."""
+        dropped = max(0, len(x) - self.capacity)  # more than the window holds: only the last survive
+        x, pi, z = x[dropped:], pi[dropped:], z[dropped:]
+        self.added += dropped
+        n = len(x)
+        index = (self.added + np.arange(n)) % self.capacity
+        self.x[index], self.pi[index], self.z[index] = x, pi, z
+        self.added += n
+        self.size = min(self.size + n, self.capacity)
+
+    def sample(self, steps: int, batch_size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``steps`` minibatches of ``batch_size`` positions drawn uniformly with replacement:
+        ``x (steps, B, *encoding_shape)``, ``pi (steps, B, A)``, ``z (steps, B)``.
+
+        Raises:
+            ValueError: the window is empty.
+        """
+        if self.size == 0:
+            raise ValueError("cannot sample from an empty replay window")
+        index = rng.integers(0, self.size, size=(steps, batch_size))
+        return self.x[index], self.pi[index], self.z[index]
+
+    def arrays(self) -> dict:
+        """The contents for a resumable state (slots as stored, and the add counter)."""
+        return {"x": self.x[:self.size].copy(), "pi": self.pi[:self.size].copy(), "z": self.z[:self.size].copy(),
+                "added": np.int64(self.added)}
+
+    @classmethod
+    def from_arrays(cls, capacity: int, arrays: dict) -> "ReplayWindow":
+        """The window that ``arrays()`` described, with room for ``capacity`` positions (the same
+        capacity as when it was saved)."""
+        x = np.asarray(arrays["x"], np.float32)
+        window = cls(capacity, x.shape[1:], np.asarray(arrays["pi"]).shape[1])
+        window.size = len(x)
+        window.x[:window.size], window.pi[:window.size] = x, arrays["pi"]
+        window.z[:window.size] = arrays["z"]
+        window.added = int(arrays["added"])
+        return window

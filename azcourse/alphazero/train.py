@@ -1,0 +1,281 @@
+"""The AlphaZero training loop for any two-player game of the game layer.
+
+Each iteration:
+
+1. Self-play: ``games_per_iteration`` games of the best network against itself
+   (``selfplay.play_game``: PUCT with ``simulations`` per move, Dirichlet noise at the root,
+   temperature 1 for the first ``temperature_moves`` moves then greedy, subtree kept). The network
+   runs in numpy (or jitted JAX, ``inference``), its outputs cached by position for the iteration.
+2. Every position, with its images under the game's symmetries, goes into the replay window (the
+   last ``replay_positions``).
+3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
+   loss = value MSE + policy cross-entropy + L2 (``learn``); the mean of each term is logged.
+4. Gating (``gate_games > 0``): the new network plays the best one; it becomes the best if its
+   score rate reaches ``gate_threshold``. Without gating the new network is always the best.
+5. Bookkeeping: one row of ``log.csv``, the best network to ``best/`` (a checkpoint with its card),
+   every ``checkpoint_every`` iterations (and the last) a kept copy ``checkpoints/iter_<k>``, and
+   the resumable state ``resume/state.msgpack`` (parameters, best parameters, optimizer state,
+   replay window, generator state, iteration), written atomically.
+
+``train`` on a folder holding a resumable state continues from its last finished iteration and
+gives the same parameters, bit for bit, as an uninterrupted run of the same config.
+"""
+from __future__ import annotations
+
+import csv
+import datetime
+import functools
+import json
+import pathlib
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from azcourse.core.arena import play_match
+from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.mcts import MCTS, MCTSConfig
+from azcourse.progress import progress
+from azcourse.registry import make_game
+
+from . import learn
+from .agent import AlphaZeroAgent
+from .checkpoints import BEST_DIR, FORMAT, save_checkpoint, write_atomic
+from .config import AlphaZeroConfig, ConfigError, to_toml
+from .network import NetSpec, NumpyNet, Predictor, init_params, jax_forward, param_count
+from .replay import ReplayWindow
+from .selfplay import augment, play_game
+
+LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
+LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
+              "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
+TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
+# keys that may change when a run continues
+RESUMABLE_CHANGES = ("iterations", "checkpoint_every")
+
+
+class TrainResult(NamedTuple):
+    """What ``train`` returns: the run folder, the iterations done, the best checkpoint's folder."""
+
+    run_dir: pathlib.Path
+    iterations: int
+    best: pathlib.Path
+
+
+class Run:
+    """The state of a run: everything a resume needs, and the functions built from the config.
+
+    Attributes:
+        game, spec: the game and the network's shape; optimizer, steps: ``learn.training_for``.
+        params, best_params: the trained network and the one self-play uses (equal without gating).
+        opt_state: the optimizer's state.
+        replay: the ``ReplayWindow``.
+        rng: the run's one ``numpy.random.Generator`` (self-play, noise, minibatches, gating seeds).
+        iteration: iterations finished; wall_s: seconds spent in them; totals: games and positions.
+    """
+
+    def __init__(self, config: AlphaZeroConfig):
+        self.config = config
+        self.game = make_game(config.game)
+        if self.game.num_players != 2:
+            raise ConfigError(f"{config.game} has {self.game.num_players} players; the trainer's value head "
+                              "is one number for the player to move of a two-player game")
+        self.spec = NetSpec.for_game(self.game, config.channels, config.hidden)
+        self.optimizer, self.steps = learn.training_for(self.spec, config.optimizer, config.learning_rate,
+                                                        config.value_weight, config.weight_decay)
+        self.params = self.best_params = init_params(self.spec, config.seed)
+        self.opt_state = self.optimizer.init(self.params)
+        self.replay = ReplayWindow(config.replay_positions, self.spec.encoding_shape, self.spec.actions)
+        self.rng = np.random.default_rng(config.seed)
+        self.iteration, self.wall_s = 0, 0.0
+        self.totals = {"games": 0, "positions": 0}
+
+    def save(self, path: pathlib.Path) -> None:
+        """The resumable state, written atomically (an interruption leaves the previous one)."""
+        from flax import serialization
+
+        blob = {"params": self.params, "best_params": self.best_params,
+                "opt_state": serialization.to_state_dict(self.opt_state), "replay": self.replay.arrays(),
+                "iteration": self.iteration, "wall_s": self.wall_s, "totals": json.dumps(self.totals),
+                "rng": json.dumps(self.rng.bit_generator.state), "config": json.dumps(self.config.to_dict())}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, serialization.msgpack_serialize(serialization.to_state_dict(blob)))
+
+    def restore(self, path: pathlib.Path) -> None:
+        """Continue from a state ``save`` wrote for a run of the same config (``RESUMABLE_CHANGES`` aside).
+
+        Raises:
+            ConfigError: the saved run's config differs in another key.
+        """
+        from flax import serialization
+
+        blob = serialization.msgpack_restore(path.read_bytes())
+        saved = json.loads(blob["config"])
+        changed = sorted(k for k, v in self.config.to_dict().items()
+                         if k not in RESUMABLE_CHANGES and saved.get(k) != v)
+        if changed:
+            raise ConfigError(f"{path.parent.parent} holds a run with a different configuration "
+                              f"({', '.join(f'{k}: {saved.get(k)!r} there' for k in changed)}); only "
+                              f"{', '.join(RESUMABLE_CHANGES)} may change when a run continues. "
+                              "Use another run folder for a new run.")
+        self.params = serialization.from_state_dict(self.params, blob["params"])
+        self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
+        self.opt_state = serialization.from_state_dict(self.opt_state, blob["opt_state"])
+        self.replay = ReplayWindow.from_arrays(self.config.replay_positions, blob["replay"])
+        self.rng.bit_generator.state = json.loads(blob["rng"])
+        self.iteration, self.wall_s = int(blob["iteration"]), float(blob["wall_s"])
+        self.totals = json.loads(blob["totals"])
+
+    def forward(self, params):
+        """The forward pass self-play and gating use for ``params`` (``config.inference``)."""
+        return NumpyNet(self.spec, params) if self.config.inference == "numpy" else jax_forward(self.spec, params)
+
+    def search(self, params) -> MCTS:
+        """A self-play search for ``params``: PUCT with root noise, on the run's generator."""
+        c = self.config
+        settings = MCTSConfig(simulations=c.simulations, tree_policy="puct", c_init=c.c_init, c_base=c.c_base,
+                              unvisited_value=c.unvisited_value, dirichlet_alpha=c.dirichlet_alpha,
+                              dirichlet_fraction=c.dirichlet_fraction)
+        return MCTS(self.game, NetworkEvaluator(Predictor(self.game, self.forward(params))), settings, self.rng)
+
+
+def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> dict:
+    """The card of a checkpoint of ``run`` (see ``checkpoints``)."""
+    c = run.config
+    return {
+        "name": f"{c.game}_az_iter_{iteration}",
+        "format": FORMAT,
+        "game": run.game.name,
+        "architecture": {"type": ("3x3 convolutions + " if c.channels else "") + "MLP, ReLU; policy and value heads",
+                         "input": f"{type(run.game).__module__}.{type(run.game).__name__}.encode",
+                         **run.spec.as_dict(), "policy_head": "logits over the whole action space (softmax)",
+                         "value_head": "tanh, the result expected by the player to move",
+                         "param_count": param_count(params)},
+        "play": {"simulations": c.simulations, "c_init": c.c_init, "c_base": c.c_base,
+                 "unvisited_value": c.unvisited_value},
+        "iteration": iteration,
+        "training": {"config": c.to_dict(), **figures, "log": LOG_FILE},
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": command,
+    }
+
+
+def self_play(run: Run, show_progress: bool) -> dict:
+    """Step 1-2 of an iteration: the games, into the replay window. Returns the log figures."""
+    c = run.config
+    search = run.search(run.best_params)
+    moves, draws, started = 0, 0, time.perf_counter()
+    for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
+        played = play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree)
+        run.replay.add(*(augment(run.game, played) if c.symmetries else (played.x, played.pi, played.z)))
+        moves += played.moves
+        draws += not played.returns.any()
+    seconds = time.perf_counter() - started
+    run.totals["games"] += c.games_per_iteration
+    run.totals["positions"] += moves
+    return {"games": run.totals["games"], "positions": run.totals["positions"], "replay": len(run.replay),
+            "mean_moves": round(moves / c.games_per_iteration, 2), "draw_rate": round(draws / c.games_per_iteration, 4),
+            "selfplay_s": round(seconds, 3), "moves_per_s": round(moves / seconds, 1),
+            "simulations_per_s": round(moves * c.simulations / seconds, 1)}
+
+
+def fit(run: Run) -> dict:
+    """Step 3: ``train_steps`` minibatches. Returns the mean of each loss term (blank with no steps)."""
+    c = run.config
+    if c.train_steps == 0:
+        return {key: "" for key in (*learn.TERMS, "total_loss", "train_s")}
+    started = time.perf_counter()
+    xs, pis, zs = run.replay.sample(c.train_steps, c.batch_size, run.rng)
+    run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs)
+    means = np.asarray(terms, np.float64).mean(axis=0)
+    row = {key: round(float(value), 5) for key, value in zip(learn.TERMS, means)}
+    row["total_loss"] = round(float(c.value_weight * means[0] + means[1] + means[2]), 5)
+    row["train_s"] = round(time.perf_counter() - started, 3)
+    return row
+
+
+def gate(run: Run) -> dict:
+    """Step 4: the new network against the best; it replaces the best when it scores enough."""
+    c = run.config
+    if c.gate_games == 0:
+        run.best_params = run.params
+        return {"gate_score": "", "accepted": ""}
+    agent = functools.partial(AlphaZeroAgent, run.game, simulations=c.gate_simulations, c_init=c.c_init,
+                              c_base=c.c_base, unvisited_value=c.unvisited_value, sample_moves=c.gate_sample_moves)
+    new, best = run.forward(run.params), run.forward(run.best_params)
+    summary = play_match(lambda: run.game, lambda rng: agent(new, rng=rng, name="new"),
+                         lambda rng: agent(best, rng=rng, name="best"),
+                         games=c.gate_games, seed=int(run.rng.integers(2 ** 31)), progress=False)
+    accepted = summary.score_rate >= c.gate_threshold
+    if accepted:
+        run.best_params = run.params
+    return {"gate_score": round(summary.score_rate, 4), "accepted": int(accepted)}
+
+
+def _trim_log(path: pathlib.Path, iterations: int) -> None:
+    """Keep the header and the rows of iterations 1..``iterations`` (an interruption may leave more)."""
+    with path.open() as f:
+        rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= iterations]
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, LOG_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command: str | None = None) -> TrainResult:
+    """Train (or continue training) the network of ``config`` in ``run_dir``.
+
+    A folder holding ``resume/state.msgpack`` continues from its last finished iteration up to
+    ``config.iterations``; a new or empty folder starts a run; a folder holding other files is
+    refused, so a run never overwrites another.
+
+    Args:
+        command: the command line recorded in the cards (default: this function's name).
+    Raises:
+        ConfigError: the folder holds a different run or other files, or the game does not suit.
+    """
+    run_dir = pathlib.Path(run_dir)
+    command = command or "azcourse.alphazero.train.train"
+    run = Run(config)
+    resume, log_path = run_dir / RESUME_FILE, run_dir / LOG_FILE
+    if resume.exists():
+        run.restore(resume)
+        _trim_log(log_path, run.iteration)
+    else:
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise ConfigError(f"{run_dir} is not empty and holds no resumable run ({RESUME_FILE}); "
+                              "choose a new run folder")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        card = make_card(run, run.params, 0, {"games": 0, "positions": 0}, command)
+        save_checkpoint(run_dir / BEST_DIR, run.params, card)
+        save_checkpoint(run_dir / CHECKPOINTS / "iter_0000", run.params, card)
+        with log_path.open("w", newline="") as f:
+            csv.DictWriter(f, LOG_FIELDS).writeheader()
+        run.save(resume)
+    (run_dir / CONFIG_FILE).write_text(to_toml(config))
+    bar = progress(total=config.iterations, initial=min(run.iteration, config.iterations),
+                   desc=f"{run.game.name} AlphaZero", disable=not show_progress)
+    try:
+        while run.iteration < config.iterations:
+            started = time.perf_counter()
+            row = {"iteration": run.iteration + 1, **self_play(run, show_progress), **fit(run), **gate(run)}
+            run.iteration += 1
+            run.wall_s += time.perf_counter() - started
+            row["wall_s"] = round(run.wall_s, 1)
+            figures = {**run.totals, "wall_time_s": row["wall_s"],
+                       "last_iteration": {k: row[k] for k in LOG_FIELDS if k not in ("iteration", "wall_s")}}
+            card = make_card(run, run.best_params, run.iteration, figures, command)
+            save_checkpoint(run_dir / BEST_DIR, run.best_params, card)
+            if run.iteration % config.checkpoint_every == 0 or run.iteration == config.iterations:
+                save_checkpoint(run_dir / CHECKPOINTS / f"iter_{run.iteration:04d}", run.params,
+                                make_card(run, run.params, run.iteration, figures, command))
+            with log_path.open("a", newline="") as f:
+                csv.DictWriter(f, LOG_FIELDS).writerow(row)
+            run.save(resume)
+            bar.set_postfix(value=row["value_loss"], policy=row["policy_loss"], l2=row["l2"],
+                            draws=row["draw_rate"], refresh=False)
+            bar.update(1)
+    finally:
+        bar.close()
+    return TrainResult(run_dir, run.iteration, run_dir / BEST_DIR)
+

@@ -1,0 +1,110 @@
+"""Speed of the AlphaZero trainer's parts: network inference and self-play, for games by name.
+
+    taskset -c 1 python benchmarks/alphazero_speed.py [GAME ...] [--checkpoint DIR] [--simulations 50]
+        [--hidden 64,64] [--channels 32,32] [--seconds 3]
+
+GAME is any name of ``azcourse.registry`` (default: tictactoe hex5). The network is the checkpoint's
+(``--checkpoint``, for its own game) or an untrained one of the given shape (the figures of a
+forward pass do not depend on the weights). Rates are per second of the process's CPU time
+(``time.process_time``), so they are the speed of one core even while other jobs share the
+machine; ``taskset -c 1`` keeps JAX's threads on that one core. For each game it prints:
+
+* inference, one position per call: positions/s of the numpy forward pass (``NumpyNet``) and of the
+  jitted Flax forward pass (``jax_forward``), and the ratio;
+* self-play (``selfplay.play_game``: PUCT with root noise, temperature 1 for 3 moves, subtree kept):
+  moves/s and simulations/s with numpy inference and the trainer's position cache, without the
+  cache, and with jitted JAX inference (cached).
+"""
+import argparse
+import os
+import time
+
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+
+import numpy as np  # noqa: E402
+
+from azcourse.alphazero.checkpoints import load_checkpoint  # noqa: E402
+from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor, init_params, jax_forward  # noqa: E402
+from azcourse.alphazero.selfplay import play_game  # noqa: E402
+from azcourse.core.evaluators import NetworkEvaluator  # noqa: E402
+from azcourse.core.mcts import MCTS, MCTSConfig  # noqa: E402
+from azcourse.registry import make_game  # noqa: E402
+
+
+def sample_positions(game, count: int, rng) -> list:
+    """Encoded decision states from random play, float32 ``encoding_shape`` each."""
+    out = []
+    while len(out) < count:
+        state = game.initial_state(rng)
+        while not game.is_terminal(state) and len(out) < count:
+            if game.is_chance(state):
+                state = game.resolve_chance(state, rng)
+                continue
+            out.append(game.encode(state))
+            state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+    return out
+
+
+def per_second(call, items, seconds: float) -> float:
+    """Calls of ``call(item)`` per CPU second, cycling through ``items`` for at least ``seconds``."""
+    call(items[0])  # warm up (compiles a jitted function)
+    done, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        for item in items:
+            call(item)
+        done += len(items)
+    return done / (time.process_time() - start)
+
+
+def self_play_rate(game, forward, simulations: int, seconds: float, cache: bool) -> tuple[float, float]:
+    """(moves, simulations) per CPU second of self-play games played for at least ``seconds``."""
+    rng = np.random.default_rng(0)
+    predictor = Predictor(game, forward, cache_size=200_000 if cache else 0)
+    settings = MCTSConfig(simulations=simulations, tree_policy="puct", dirichlet_alpha=0.3)
+    search = MCTS(game, NetworkEvaluator(predictor), settings, rng)
+    moves, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        moves += play_game(game, search, 3, rng).moves
+    elapsed = time.process_time() - start
+    return moves / elapsed, moves * simulations / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=["tictactoe", "hex5"])
+    parser.add_argument("--checkpoint", help="use this checkpoint's network (and its game)")
+    parser.add_argument("--simulations", type=int, default=50)
+    parser.add_argument("--hidden", default="64,64", help="dense widths of the untrained network")
+    parser.add_argument("--channels", default="", help="3x3 convolution channels of the untrained network")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per figure")
+    args = parser.parse_args()
+    widths = lambda text: tuple(int(w) for w in text.split(",") if w)  # noqa: E731
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+          f"{len(os.sched_getaffinity(0))} core(s) available to this process")
+    if args.checkpoint:
+        checkpoint = load_checkpoint(args.checkpoint)
+        setups = [(checkpoint.game, checkpoint.spec, checkpoint.params, checkpoint.path.name)]
+    else:
+        setups = []
+        for name in args.games:
+            game = make_game(name)
+            spec = NetSpec.for_game(game, widths(args.channels), widths(args.hidden))
+            setups.append((game, spec, init_params(spec, 0), "untrained"))
+    for game, spec, params, label in setups:
+        net = NumpyNet(spec, params)
+        count = sum(np.size(leaf) for layer in params.values() for leaf in layer.values())
+        print(f"\n{game.name}: network {label}, channels {list(spec.channels)}, hidden {list(spec.hidden)}, "
+              f"{count} parameters; {args.simulations} simulations per move")
+        positions = sample_positions(game, 256, np.random.default_rng(1))
+        numpy_rate = per_second(net, positions, args.seconds)
+        jax_rate = per_second(jax_forward(spec, params), positions, args.seconds)
+        print(f"  inference, one position per call: numpy {numpy_rate:9,.0f} positions/s   "
+              f"jax.jit {jax_rate:9,.0f} positions/s   numpy/jax {numpy_rate / jax_rate:.1f}x")
+        for what, forward, cache in (("numpy, cached", net, True), ("numpy, no cache", net, False),
+                                     ("jax.jit, cached", jax_forward(spec, params), True)):
+            moves, sims = self_play_rate(game, forward, args.simulations, args.seconds, cache)
+            print(f"  self-play ({what:15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
+
+
+if __name__ == "__main__":
+    main()
