@@ -43,11 +43,13 @@ EXPECTED = {
     "azul3_play": COMMON + ["azul3_play.ipynb", "Azul_Simulator.py", "Azul_Visuals.py", "azcourse/azul/__init__.py",
                             "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
                             "azcourse/azul/network.py", "azcourse/azul/search.py", "azcourse/azul/agents.py",
-                            "azcourse/azul/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
+                            "azcourse/azul/terminal.py", "azcourse/core/__init__.py", "azcourse/core/protocol.py",
+                            "azcourse/core/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
                      for name in ("card.json", "params.msgpack", "train_log.jsonl")],
     # ckpts/hex5: the run folder that cached_anets(run_dir_for("hex5")) reads, every anet_<episode>/ in it
-    "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/games/__init__.py",
+    "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/core/__init__.py",
+                               "azcourse/core/agents.py", "azcourse/core/mcts.py",
                                "azcourse/core/evaluators.py", "azcourse/hex/game.py", "azcourse/hex/display.py",
                                "azcourse/core/protocol.py", "azcourse/hex/__init__.py", "azcourse/hex/anet.py",
                                "azcourse/hex/checkpoints.py", "azcourse/hex/config.py", "azcourse/hex/replay.py",
@@ -122,11 +124,11 @@ def test_forbidden_paths():
     assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/autograder/assignments/ttt1_mcts/probes.py")
     assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/solutions/ttt1_mcts/ttt1_mcts.ipynb")
     assert "stays with the instructor" in bundle.forbidden("ttt1_mcts/assignments/ttt1_mcts/ttt1_mcts.ipynb")
-    assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/azcourse/ttt_checks.py")
-    assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/ttt_cases.py")
-    assert "judge, case data or probe" in bundle.forbidden("azul3_play/lib/azul_probes.py")
-    assert "judge, case data or probe" in bundle.forbidden("hex4_onpolicy/azcourse/hex/hex_checks.py")
-    assert "judge, case data or probe" in bundle.forbidden("hex4_onpolicy/hex_probes.py")
+    assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/azcourse/checks.py")
+    assert "judge, case data or probe" in bundle.forbidden("ttt1_mcts/cases.py")
+    assert "judge, case data or probe" in bundle.forbidden("azul3_play/lib/probes.py")
+    assert "judge, case data or probe" in bundle.forbidden("hex4_onpolicy/azcourse/hex/checks.py")
+    assert "judge, case data or probe" in bundle.forbidden("hex4_onpolicy/examples.py")
     assert bundle.forbidden("ttt1_mcts/azcourse/visible_checks.py") is None  # the notebooks' own visible checks
 
 
@@ -231,15 +233,17 @@ def test_student_pins_cover_every_import_of_what_ships(zips):
     missing = set()
     for path in zips.values():
         for name, content in zip_files(path).items():
+            package = "x"
             if name.endswith(".py"):
                 sources = [content.decode()]
+                package = ".".join(name.split("/")[1:-1]) or "x"  # <assignment>/azcourse/hex/game.py: azcourse.hex
             elif name.endswith(".ipynb"):
                 sources = [bundle.cell_code(c.source) for c in nbformat.reads(content.decode(), as_version=4).cells
                            if c.cell_type == "code"]
             else:
                 continue
             for source in sources:
-                for imported in bundle.imported_names(ast.parse(source), "x"):
+                for imported in bundle.imported_names(ast.parse(source), package):
                     top = imported.split(".")[0]
                     if top in sys.stdlib_module_names or top in ("x", "azcourse", "Azul_Simulator", "Azul_Visuals"):
                         continue
