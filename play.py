@@ -86,13 +86,18 @@ def _othello(args: argparse.Namespace) -> int:
     """``play.py othello``: a person against one of ``azcourse.othello.agents.OPPONENTS``."""
     import numpy as np
 
+    from azcourse.core.agents import PolicyUnavailable
     from azcourse.core.terminal import TerminalMatch
     from azcourse.othello.agents import make_opponent
     from azcourse.othello.game import PLAYER_NAMES, Othello
 
     game = Othello(args.size)
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
-    agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
+    try:
+        agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
+    except PolicyUnavailable as problem:
+        print(f"play.py othello: {problem}", file=sys.stderr)
+        return 2
     move_help = (f"Type a square as column letter and row number (c4; columns a-{'abcdefgh'[args.size - 1]}, "
                  f"rows 1-{args.size}), or pass when you have no move; * marks your legal moves.")
     return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
@@ -196,14 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     from azcourse.othello.agents import OPPONENTS as OTHELLO_OPPONENTS
 
-    othello = games.add_parser("othello", help="play Othello (4x4, 6x6, 8x8) against random, greedy or UCT",
+    othello = games.add_parser("othello", help="play Othello (4x4, 6x6, 8x8) against random, greedy, UCT or a network",
                                description="Play Othello on an N x N board. Black (X, player 1) moves first; "
                                            "type squares as c4 (column letter, row number), or pass.")
     othello.add_argument("--size", type=_othello_size, default=6, help="board size N: 4, 6 or 8 (default 6)")
     othello.add_argument("--opponent", choices=tuple(OTHELLO_OPPONENTS), default="uct",
-                         help="random, greedy (most discs after the move) or uct (random rollouts) (default: uct)")
+                         help="random, greedy (most discs after the move), uct (random rollouts), and with the "
+                              "shipped 6x6 network: value, policy, monte-carlo, alphazero (default: uct)")
     othello.add_argument("--simulations", type=_positive_int, default=1000,
-                         help="search games per move of uct (default 1000)")
+                         help="search games per move of uct and alphazero (default 1000)")
     othello.add_argument("--second", action="store_true", help="play White (O, player 2); the computer opens")
     othello.add_argument("--seed", type=int, help="seed of the computer's random choices")
     othello.set_defaults(run=_othello)

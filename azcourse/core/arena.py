@@ -17,7 +17,10 @@ A match (``play_match``)
     processes. Game ``i`` is seeded from ``seed`` and ``i`` only, so a match is the same whatever the
     number of workers. ``paired_deals=True``: game ``i`` draws chance from ``[seed + i // 2, 0]`` and
     gives the agents ``[seed + i // 2, 1]``, so each deal is played twice with the seats exchanged;
-    ``paired_deals=False``: game ``i`` uses one generator ``[seed, i]`` for both. The
+    ``paired_deals=False``: game ``i`` uses one generator ``[seed, i]`` for both. With
+    ``opening_moves = k`` each game starts after ``k`` uniformly random legal moves drawn from its
+    chance generator (so the two games of a pair share their opening): deterministic agents then
+    play varied games. The
     ``MatchSummary`` counts wins, draws and losses from A's side with Wilson 95% intervals; a draw
     is reported apart and counts half in the score rate, never as a win or a loss.
 A round robin (``round_robin``)
@@ -231,13 +234,29 @@ def game_generators(seed: int, index: int, paired_deals: bool) -> tuple[np.rando
     return rng, rng
 
 
-def _play_indexed(make_game, make_a, make_b, seed, paired_deals, index) -> dict:
+def random_opening(game, rng: np.random.Generator, moves: int):
+    """The position after ``moves`` uniformly random legal moves (chance outcomes drawn too) from
+    ``game.initial_state(rng)``, or earlier if the game ends."""
+    state = game.initial_state(rng)
+    played = 0
+    while played < moves and not game.is_terminal(state):
+        if game.is_chance(state):
+            state = game.resolve_chance(state, rng)
+            continue
+        legal = np.flatnonzero(game.legal_mask(state))
+        state = game.next_state(state, int(legal[int(rng.random() * len(legal))]))
+        played += 1
+    return state
+
+
+def _play_indexed(make_game, make_a, make_b, seed, paired_deals, opening_moves, index) -> dict:
     """Game ``index`` of a match; A sits in seat ``index % 2``. Returns A's view of it."""
     game = make_game()
     chance_rng, agent_rng = game_generators(seed, index, paired_deals)
     a_seat = index % 2
+    start = random_opening(game, chance_rng, opening_moves) if opening_moves else None
     agent_a, agent_b = make_a(agent_rng), make_b(agent_rng)
-    record, _ = play_game(game, (agent_a, agent_b) if a_seat == 0 else (agent_b, agent_a), chance_rng)
+    record, _ = play_game(game, (agent_a, agent_b) if a_seat == 0 else (agent_b, agent_a), chance_rng, state=start)
     b_seat = 1 - a_seat
     result = "draw" if record.winner is None else ("win" if record.winner == a_seat else "loss")
     return {"index": index, "result": result, "score_a": record.scores[a_seat], "score_b": record.scores[b_seat],
@@ -248,9 +267,9 @@ def _play_indexed(make_game, make_a, make_b, seed, paired_deals, index) -> dict:
 _WORKER: dict = {}
 
 
-def _init_worker(make_game, make_a, make_b, seed, paired_deals):
+def _init_worker(make_game, make_a, make_b, seed, paired_deals, opening_moves):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _WORKER["args"] = (make_game, make_a, make_b, seed, paired_deals)
+    _WORKER["args"] = (make_game, make_a, make_b, seed, paired_deals, opening_moves)
 
 
 def _play_in_worker(index: int) -> dict:
@@ -259,7 +278,7 @@ def _play_in_worker(index: int) -> dict:
 
 def play_match(make_game: Callable, make_a: Callable, make_b: Callable, games: int = 100, seed: int = 0,
                paired_deals: bool = True, workers: int = 1, progress: bool = True,
-               names: tuple[str, str] | None = None) -> MatchSummary:
+               names: tuple[str, str] | None = None, opening_moves: int = 0) -> MatchSummary:
     """``games`` games of A against B, seats alternating, A's view.
 
     Args:
@@ -267,6 +286,7 @@ def play_match(make_game: Callable, make_a: Callable, make_b: Callable, games: i
         make_a, make_b: ``make(rng) -> agent`` for one game, given that game's agents' generator.
             With ``workers > 1`` all three must pickle (module-level functions or partials).
         paired_deals: how games are seeded (see the module docstring).
+        opening_moves: random legal moves before the agents take over (see the module docstring).
         workers: processes (``None``: all cores); the results do not depend on it.
         names: labels of A and B (default: the agents' names).
     """
@@ -277,10 +297,11 @@ def play_match(make_game: Callable, make_a: Callable, make_b: Callable, games: i
     start = time.time()
     desc = f"{names[0]} vs {names[1]}"
     if workers <= 1:
-        records = [_play_indexed(make_game, make_a, make_b, seed, paired_deals, i)
+        records = [_play_indexed(make_game, make_a, make_b, seed, paired_deals, opening_moves, i)
                    for i in progress_bar(range(games), desc=desc, disable=not progress, leave=False)]
     else:
-        with mp.get_context("spawn").Pool(workers, _init_worker, (make_game, make_a, make_b, seed, paired_deals)) as pool:
+        args = (make_game, make_a, make_b, seed, paired_deals, opening_moves)
+        with mp.get_context("spawn").Pool(workers, _init_worker, args) as pool:
             chunk = max(1, games // (workers * 20))
             records = list(progress_bar(pool.imap_unordered(_play_in_worker, range(games), chunksize=chunk),
                                         total=games, desc=desc, disable=not progress, leave=False))
