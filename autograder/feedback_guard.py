@@ -6,7 +6,8 @@ command, the formgrader's button or ``python -m autograder feedback``. It is nbg
 secret lines of the source notebooks and the judges (``leaks.feedback_secrets``); the student's
 own submitted lines are theirs and never count. When a secret line is left, it raises: nbgrader
 then writes no feedback for that student's assignment, delivers everyone else's and exits with an
-error. Each notebook's outcome goes to
+error (``python -m autograder feedback`` says so in that student's row and exits 0: the guard did its
+job). Each notebook's outcome goes to
 ``<report_directory>/<assignment>/<student>/<notebook>.feedback.json`` (``{"problems": [...]}``),
 which the grade table and the export show.
 """
