@@ -48,4 +48,4 @@ c.Execute.interrupt_on_timeout = True
 configure_generation(c)
 configure_grading(c, report_directory=COURSE_ROOT / "autograder" / "reports",
                   release_directory=COURSE_ROOT / "release", source_directory=COURSE_ROOT / "assignments",
-                  submitted_directory=COURSE_ROOT / "submitted")
+                  submitted_directory=COURSE_ROOT / "submitted", exchange_directory=COURSE_ROOT / "exchange")

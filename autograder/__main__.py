@@ -32,6 +32,16 @@ def _course(args) -> pipeline.Course:
     return pipeline.Course.workspace(args.workspace) if args.workspace else pipeline.Course.main()
 
 
+def print_table(course: pipeline.Course, details: str, assignments=None, students=None) -> None:
+    """The grade table of the course (of these assignments and students, when given), then where
+    the details are."""
+    rows = [row for row in pipeline.grade_rows(course) if (not assignments or row["assignment"] in assignments)
+            and (not students or row["student"] in students)]
+    print()
+    print(pipeline.table(rows))
+    print(details)
+
+
 def demo(args) -> int:
     """Grade the bundled example submissions in a fresh workspace and print the grade table."""
     from . import corpus
@@ -55,11 +65,10 @@ def demo(args) -> int:
     seconds = time.monotonic() - graded_at
     pipeline.feedback(course)
     csv_path = pipeline.export(course, workspace / "grades.csv")
-    print()
-    print(pipeline.table(pipeline.grade_rows(course)))
     print(f"\n{len(cases)} submissions graded in {seconds:.0f} s ({60 * len(cases) / seconds:.1f} per minute); "
           f"total {time.monotonic() - started:.0f} s")
-    print(f"grades: {csv_path}\nfeedback: {course.feedback}\nreports: {course.reports}")
+    print_table(course, f"every cell's score and reason: {csv_path}\nfeedback: {course.feedback}\n"
+                        f"reports: {course.reports}")
     return 0
 
 
@@ -127,17 +136,31 @@ def main(argv=None) -> int:
                                          unsafe_no_sandbox=args.unsafe_no_sandbox)
             failed = [f"{pipeline.neutralise(s)}/{a}: autograde failed: {pipeline.neutralise(r['error'])}"
                       for (a, s), r in results.items() if not r["ok"]]
+            print(f"{len(results) - len(failed)} of {len(results)} submission(s) graded")
+            print_table(course, f"reports: {course.reports}/<assignment>/<student>/; every cell's score and "
+                                f"reason: python -m autograder export", args.assignments, args.student)
             if failed:
                 print("\n".join(failed), file=sys.stderr)
                 print(f"error: {len(failed)} of {len(results)} submission(s) could not be graded "
                       f"(their rows say why)", file=sys.stderr)
                 return 1
-            print(f"{len(results)} submission(s) graded")
         elif args.command == "export":
-            print(f"wrote {pipeline.export(course, args.output)}")
+            path = pipeline.export(course, args.output)
+            print(f"wrote {path}")
+            print_table(course, f"every cell's score and reason: {path}")
         elif args.command == "feedback":
             outcome = pipeline.feedback(course, args.assignments or None)
-            print(f"feedback for {len(outcome)} submission(s) in {course.feedback}; no leaks found")
+            missing = {pair: why for pair, why in sorted(outcome.items()) if why}
+            failed = [f"{pipeline.neutralise(s)}/{a}" for (a, s), why in missing.items()
+                      if why.startswith(pipeline.FEEDBACK_FAILED)]
+            print(f"feedback for {len(outcome) - len(missing)} of {len(outcome)} submission(s) in {course.feedback} "
+                  f"(leak scan clean)" + (f"; {len(missing)} not delivered: their rows say why" if missing else ""))
+            print_table(course, f"feedback: {course.feedback}/<student>/<assignment>/; reports: {course.reports}",
+                        args.assignments)
+            if failed:
+                print(f"error: feedback could not be generated for {len(failed)} of {len(outcome)} submission(s) "
+                      f"({', '.join(failed)}): their rows say why", file=sys.stderr)
+                return 1
         elif args.command == "leaks":
             from . import leaks
             leaks.check_markers(course.source)

@@ -7,6 +7,7 @@ The course's ``nbgrader_config.py`` (at the repository root, nbgrader's course r
 (``python -m autograder --workspace DIR ...``, used by the tests and the benchmark) gets a
 generated ``nbgrader_config.py`` that calls ``configure_workspace(c, DIR)``.
 """
+import warnings
 from pathlib import Path
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -14,6 +15,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     ClearOutput, ClearSolutions, ComputeChecksums, DeduplicateIds, GetGrades,
                                     IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells,
                                     OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
+from sqlalchemy.exc import SAWarning
 
 from .feedback_guard import WithholdLeakingFeedback
 from .generation import AddSolutionHeader, AddStudentHeader, StripSolutionMarkers, SyncProvidedCells
@@ -49,7 +51,8 @@ def configure_generation(c) -> None:
     c.ClearHiddenTests.enforce_metadata = False
 
 
-def configure_grading(c, report_directory, release_directory, source_directory, submitted_directory) -> None:
+def configure_grading(c, report_directory, release_directory, source_directory, submitted_directory,
+                      exchange_directory) -> None:
     """Execution, verdicts, feedback and export settings (the course's paths are set by the caller)."""
     if "timeout" not in c.Execute:
         c.Execute.timeout = CELL_TIMEOUT
@@ -60,7 +63,6 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     # on-policy training, which runs the student's search and train_step).
     c.SandboxExecute.cell_timeouts = {"alphazero_loop": 300, "direct_training": 300, "evaluation": 300,
                                       "training": 300}
-    c.SandboxExecute.kernel_name = "python3"
     c.SandboxExecute.report_directory = str(report_directory)
     c.Autograde.autograde_preprocessors = [SandboxExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
@@ -71,17 +73,25 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     c.RestoreCells.report_directory = str(report_directory)
     c.RestoreCells.release_directory = str(release_directory)
     c.OverwriteCells.add_missing_cells = False
-    # Feedback shows each test cell's verdict but never its hidden-test lines; a notebook that would
-    # still show a secret line is withheld for that student alone.
-    c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, WithholdLeakingFeedback,
-                                        CSSHTMLHeaderPreprocessor]
-    c.ClearHiddenTests.enforce_metadata = False
+    # Feedback shows each test cell's verdict but never its hidden-test lines (the guard clears them, as
+    # nbgrader's ClearHiddenTests); a notebook that would still show a secret line is withheld for that
+    # student alone.
+    c.GenerateFeedback.preprocessors = [GetGrades, WithholdLeakingFeedback, CSSHTMLHeaderPreprocessor]
     c.WithholdLeakingFeedback.source_directory = str(source_directory)
     c.WithholdLeakingFeedback.submitted_directory = str(submitted_directory)
     c.WithholdLeakingFeedback.report_directory = str(report_directory)
     # `nbgrader export` writes the pack's CSV (per-cell scores and reasons, problems, flags).
     c.ExportApp.plugin_class = "autograder.export_plugin.RichCsvExport"
     c.RichCsvExport.report_directory = str(report_directory)
+    # Submissions come from LMS downloads (`python -m autograder collect`), not nbgrader's exchange; a
+    # folder of the course's own keeps the formgrader from warning on every page that the default
+    # /usr/local/share/nbgrader/exchange does not exist.
+    Path(exchange_directory).mkdir(parents=True, exist_ok=True)
+    c.Exchange.root = str(exchange_directory)
+    # nbgrader's Gradebook.add_submission builds a student's first submission under SQLAlchemy 2's
+    # autoflush, which warns that the objects are not in the session yet; its own db.add() then adds
+    # and commits them all, so the warning (printed by every first autograde) is noise.
+    warnings.filterwarnings("ignore", r"Object of type <\w+> not in session, add operation along", SAWarning)
 
 
 def configure_workspace(c, workspace, source=REPO_ROOT / "assignments") -> None:
@@ -102,4 +112,5 @@ def configure_workspace(c, workspace, source=REPO_ROOT / "assignments") -> None:
     c.CourseDirectory.db_url = sqlite_url(workspace / "gradebook.db")
     c.CourseDirectory.include = ["*.ipynb"]
     configure_generation(c)
-    configure_grading(c, workspace / "reports", workspace / "release", workspace / "source", workspace / "submitted")
+    configure_grading(c, workspace / "reports", workspace / "release", workspace / "source", workspace / "submitted",
+                      workspace / "exchange")

@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -301,6 +302,9 @@ def failure_cause(stderr: str, stdout: str = "", returncode: int | None = None) 
     return f"nbgrader exited with status {returncode}" if returncode is not None else "nbgrader failed"
 
 
+FEEDBACK_FAILED = "feedback could not be generated"
+
+
 def feedback(course: Course, assignments=None, log=print) -> dict:
     """HTML feedback for every autograded submission (``nbgrader generate_feedback``: hidden tests
     removed, a leaking notebook withheld by ``feedback_guard``), then every file checked again.
@@ -309,8 +313,8 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
     judge or solution line the student did not write is not delivered, and a submission whose
     feedback nbgrader could not generate is reported; every other file is delivered. Each
     notebook's outcome is in ``reports/<assignment>/<student>/<notebook>.feedback.json`` (the grade
-    table shows the problems). Returns {(assignment, student): "" or the reason it was withheld};
-    raises GraderError (one line) after delivering the rest when any was withheld.
+    table and the CSV show the problems). Returns {(assignment, student): "" or the reason it was
+    not delivered}, a reason starting with ``FEEDBACK_FAILED`` when nbgrader could not generate it.
     """
     from . import leaks
 
@@ -346,19 +350,14 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
                     html_file.unlink()
                     mine = [leaks.withheld_reason(leaking[html_file])]
                 elif not html_file.exists() and not mine:
-                    mine = [f"feedback could not be generated: {causes.get(student, 'no file')}"]
+                    mine = [f"{FEEDBACK_FAILED}: {causes.get(student, 'no file')}"]
                 report.parent.mkdir(parents=True, exist_ok=True)
                 report.write_text(json.dumps({"problems": mine}, indent=1))
                 problems += mine
             outcome[(assignment, student)] = problems[0] if problems else ""
-    withheld = sorted(f"{neutralise(s)}/{a}" for (a, s), problem in outcome.items() if problem)
     for (assignment, student), problem in sorted(outcome.items()):
         if problem:
             log(f"  {neutralise(student)}/{assignment}: {neutralise(problem)}")
-    if withheld:
-        raise GraderError(f"feedback withheld for {len(withheld)} of {len(outcome)} submission(s) "
-                          f"({', '.join(withheld[:5])}{', ...' if len(withheld) > 5 else ''}); the others were "
-                          f"delivered; the grade table says why")
     return outcome
 
 
@@ -390,11 +389,19 @@ def _reports(course: Course, assignment: str, student: str, notebook: str) -> tu
             + load(folder / f"{notebook}.feedback.json").get("problems", []), failure)
 
 
-def _first_line(reason, limit: int = 200) -> str:
-    """The first non-blank line of a verdict's reason, at most `limit` characters (raw: export and
-    table neutralise it)."""
-    lines = [line for line in str(reason or "").splitlines() if line.strip()]
-    return lines[0][:limit] if lines else ""
+def _reason(verdict: dict) -> str:
+    """A verdict's whole reason on one line, its lines joined by " / " (raw: export and table
+    neutralise it). For a function the student has not written yet, the hidden test's message that
+    says so (``probes._not_written``, which the feedback shows too) instead of the bare
+    ``NotImplementedError`` that the visible test before it raised."""
+    from .probes import _not_written
+
+    reason = str(verdict.get("reason") or "")
+    for name in verdict.get("checks", []):
+        unwritten = _not_written(name, ["NotImplementedError"])
+        if unwritten in reason:
+            return unwritten
+    return " / ".join(line.strip() for line in reason.splitlines() if line.strip())
 
 
 def grade_rows(course: Course) -> list[dict]:
@@ -428,7 +435,7 @@ def grade_rows(course: Course) -> list[dict]:
                         verdict = runtime.get("cells", {}).get(grade.name, {})
                         cells[grade.name] = {"score": grade.score, "max": grade.max_score,
                                              "needs_manual_grade": grade.needs_manual_grade,
-                                             "reason": _first_line(verdict.get("reason"))}
+                                             "reason": _reason(verdict)}
                     auto = [c for c in cells.values() if not c["needs_manual_grade"]]
                     row.update(status="graded" if runtime else "graded (no sandbox report)",
                                score=submitted.score, max_score=submitted.max_score,
@@ -524,15 +531,30 @@ def write_grades_csv(course: Course, output, assignments=None, students=None) ->
     return output
 
 
-def table(rows: list[dict]) -> str:
-    """A plain-text grade table for the terminal (text fields through ``neutralise``)."""
-    header = f"{'student':<22}{'notebook':<16}{'code score':>12}  flags / problems"
-    lines = [header, "-" * len(header)]
+def score_text(row: dict) -> str:
+    """A row's score in words: "21/21 of 29 points; 8 await manual grading" (the points recorded out of
+    those graded so far, of the notebook's), "27/29 points" once nothing awaits, else its status."""
+    status = str(neutralise(row.get("status", "")))
+    if not status.startswith("graded"):
+        return status
+    awaiting = sum(c["max"] or 0 for c in row.get("cells", {}).values() if c["needs_manual_grade"])
+    score, total = row.get("score") or 0, row.get("max_score") or 0
+    if not awaiting:
+        return f"{score:g}/{total:g} points"
+    return f"{score:g}/{total - awaiting:g} of {total:g} points; {awaiting:g} await manual grading"
+
+
+def table(rows: list[dict], width: int = 100) -> str:
+    """A plain-text grade table for the terminal (text fields through ``neutralise``): one line per
+    student and notebook with its score, then its problems and flags, wrapped, never cut."""
+    header = f"{'student':<22}{'notebook':<16}score"
+    lines = [header, "-" * width]
+    indent = " " * 4
     for row in rows:
-        status = str(neutralise(row.get("status", "")))
-        score = f"{row.get('code_score', 0) or 0:g}/{row.get('max_code_score', 0) or 0:g}" \
-            if status.startswith("graded") else status
-        notes = neutralise("; ".join(str(x) for x in (row.get("problems"), row.get("flags")) if x))
-        lines.append(f"{neutralise(str(row['student'])):<22}{neutralise(str(row['notebook'])):<16}{score:>12}  "
-                     f"{notes[:110]}")
+        lines.append(f"{neutralise(str(row['student'])):<22}{neutralise(str(row['notebook'])):<16}{score_text(row)}")
+        for label in ("problems", "flags"):
+            if row.get(label):
+                lines += textwrap.wrap(f"{label}: {neutralise(str(row[label]))}", width, initial_indent=indent,
+                                       subsequent_indent=indent * 2, break_long_words=False,
+                                       break_on_hyphens=False)
     return "\n".join(lines)

@@ -27,7 +27,10 @@ if [ ! -f "$stamp" ]; then
   echo "setup: installing the pinned environment into .venv (a few minutes the first time)..."
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | grep -v "^WARNING: Location" || true
+  # setuptools reports every editable install with a warning ("Editable installation. Please be careful with
+  # folders ... with the same name as your package"), which pip prints even with --quiet: information only.
+  PYTHONWARNINGS="ignore:Editable installation" \
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | grep -v "^WARNING: Location" || true
   .venv/bin/python -m pip check >/dev/null || { .venv/bin/python -m pip check; exit 1; }
   .venv/bin/python -c "import jax, flax, optax, orbax.checkpoint, numba, nbgrader, Azul_Simulator" \
     || { echo "setup: the environment does not import; see the messages above." >&2; exit 1; }

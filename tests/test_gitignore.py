@@ -16,7 +16,8 @@ OUTPUTS = ["grades.csv", "grades-final.csv", "autograder/demo/grades.csv", "down
            "autograded/alice/ttt1_mcts/ttt1_mcts.ipynb", "feedback/alice/ttt1_mcts/ttt1_mcts.html",
            "autograder/feedback/alice/ttt1_mcts/ttt1_mcts.html", "gradebook.db", "autograder/gradebook.db",
            "gradebook.db-journal", ".nbgrader.log", "autograder/reports/ttt1_mcts/alice/ttt1_mcts.json",
-           "dist/student/ttt1_mcts.zip", "ckpts/hex5/resume/state.msgpack"]
+           "dist/student/ttt1_mcts.zip", "ckpts/hex5/resume/state.msgpack",
+           "exchange/azcourse/outbound/ttt1_mcts/ttt1_mcts.ipynb"]
 SHIPPED = ["release/ttt1_mcts/ttt1_mcts.ipynb", "solutions/azul3_play/azul3_play.ipynb",
            "assignments/ttt2_selfplay/ttt2_selfplay.ipynb", "ckpts/azul_strong/card.json", "autograder/corpus.py",
            "requirements-student.txt", "azcourse/student_validate.py", "ckpts/hex5/anet_500/params.msgpack",

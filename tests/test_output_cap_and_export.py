@@ -464,8 +464,8 @@ def test_export_neutralises_every_student_field(hostile_course, tmp_path):
     assert "click me" in graded["flags"] and "http://evil" not in graded["flags"]
     assert "multi line reason" in graded["flags"]
     reasons = [graded[f"{g} (reason)"] for g in grade_ids]
-    assert reasons[0] == '\'=HYPERLINK("http://x","y"): boom'  # first line only, BEL gone
-    assert all(r and "second line" not in r for r in reasons)
+    assert reasons[0] == '\'=HYPERLINK("http://x","y"): boom / second line'  # every line, BEL gone
+    assert all(r.endswith(": boom / second line") for r in reasons)
     assert all(graded[g] == "needs manual grade" for g in grade_ids)  # not autograded yet: untouched text
     ghost = dict(zip(header, next(r for r in body if "ghost" in r[0])))
     assert ghost["student"] == "'-ghost" and ghost["status"] == "autograde failed"
