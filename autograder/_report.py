@@ -6,6 +6,11 @@ from azcourse.tictactoe.rules import board_text
 from ._probe_util import short
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the right number: ``counted(1, "node")`` is "1 node", ``counted(3, "node")`` "3 nodes"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def indent(text: str, prefix: str = "    ") -> str:
     """Indent every line of `text`."""
     return "\n".join(prefix + line for line in str(text).splitlines())

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from ._report import counted
 from .reference import REPO_ROOT
 
 MARKERS = {"### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"}
@@ -276,7 +277,7 @@ def secrets_shown(lines: set, own: set, kinds: list[tuple[set, str]]) -> list[tu
 
 def withheld_reason(found: list[tuple[str, str]]) -> str:
     """The one-line reason a student's feedback is withheld (`found` from ``secrets_shown``)."""
-    return (f"feedback withheld: it would show {len(found)} hidden-test, grader or solution line(s) "
+    return (f"feedback withheld: it would show {counted(len(found), 'hidden-test, grader or solution line')} "
             f"(a {found[0][0]} line the student did not write: {found[0][1][:100]!r})")
 
 

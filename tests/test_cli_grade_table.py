@@ -75,7 +75,7 @@ def test_withheld_feedback_is_that_students_alone_and_the_command_succeeds(grade
     assert not (course.feedback / "leaker" / ASSIGNMENT / f"{ASSIGNMENT}.html").exists()
     assert f"feedback for 1 of 2 submission(s) in {course.feedback} (leak scan clean); 1 not delivered" in out
     leaker = " ".join(text.strip() for text in _table_row(out, "leaker")[1:])
-    assert leaker.startswith("problems: feedback withheld: it would show 1 hidden-test, grader or solution line(s) "
+    assert leaker.startswith("problems: feedback withheld: it would show 1 hidden-test, grader or solution line "
                              "(a solution line the student did not write: ")
     assert line[:60] in leaker
     report = json.loads((course.reports / ASSIGNMENT / "leaker" / f"{ASSIGNMENT}.feedback.json").read_text())

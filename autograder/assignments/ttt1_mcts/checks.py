@@ -20,7 +20,7 @@ import numpy as np
 
 from . import cases as ttt_cases
 from ..._probe_util import is_int_like, short
-from ..._report import board_block, compare_all, failure
+from ..._report import board_block, compare_all, counted, failure
 from ...probe_schema import REF, Bool, Either, Int, ListOf, Num, Record, Str, per_case
 from ...probes import run_check
 from .probes import PROBES
@@ -152,7 +152,7 @@ def _same_expansion(expected, got) -> bool:
 
 
 def judge_expand_node(cases: list, expected: list, outputs: list) -> None:
-    describe = lambda case: (f"  tree already holding {len(case['existing'])} node(s); new board:\n"
+    describe = lambda case: (f"  tree already holding {counted(len(case['existing']), 'node')}; new board:\n"
                              f"{board_block(case['board'])}\n  prior = {np.round(case['prior'], 4).tolist()}")
     compare_all("expand_node", cases, expected, outputs, _same_expansion, describe)
 
@@ -268,7 +268,8 @@ def judge_search_iter(cases: dict, expected: dict, outputs: dict) -> None:
         example = next(iter(disagreements.values()))
         name = sorted(example)[0]
         raise AssertionError(
-            f"search_iter was not checked: {' and '.join(names)}, which it calls, disagree(s) with the reference "
+            f"search_iter was not checked: {' and '.join(names)}, which it calls, "
+            f"{'disagrees' if len(names) == 1 else 'disagree'} with the reference "
             f"on {len(disagreements)} of {len(searches)} test searches ({name}: {example[name]}). "
             f"Fix {' and '.join(names)} first: its own test shows the details. (search_iter is judged on the "
             f"searches where everything it calls is right, so a slip that touches few searches costs it nothing.)")
@@ -281,7 +282,7 @@ def judge_search_iter(cases: dict, expected: dict, outputs: dict) -> None:
                 raise AssertionError(
                     f"search_iter builds a different tree.\nRoot board (X to move):\n{board_block(case['root'])}\n"
                     f"model: {model}, c_init = {case['c_init']}, c_base = {case['c_base']}\n"
-                    f"After {want_snapshot['after_simulations']} simulation(s): {difference}")
+                    f"After {counted(want_snapshot['after_simulations'], 'simulation')}: {difference}")
 
 
 def check_search_iter(fn) -> None:
