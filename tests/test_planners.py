@@ -1,4 +1,6 @@
 """The planning players of azcourse.core.planners, on Othello with a hand-made network (disc counts)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -120,3 +122,33 @@ def test_monte_carlo_beats_random_and_matches_disc_greed():
     randomly = lambda rng: FunctionAgent(lambda s, r: int(r.choice(np.flatnonzero(game.legal_mask(s)))), rng)  # noqa: E731
     match = play_match(lambda: game, planner, randomly, games=20, seed=0, paired_deals=False, progress=False)
     assert match.wins >= 15, match.text()
+
+
+def test_network_players_refuse_a_board_without_a_shipped_network():
+    import subprocess
+    import sys
+
+    from azcourse.core.agents import PolicyUnavailable
+    from azcourse.othello.agents import make_opponent
+
+    for name in ("value", "policy", "monte-carlo", "alphazero"):
+        with pytest.raises(PolicyUnavailable, match="only othello6 has one"):
+            make_opponent(name, Othello(8), np.random.default_rng(0), 10)
+    done = subprocess.run([sys.executable, "play.py", "othello", "--size", "4", "--opponent", "policy"],
+                          input="quit\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no trained othello4 network" in done.stderr
+
+
+SHIPPED_6X6 = (Path(__file__).resolve().parents[1] / "ckpts" / "othello6" / "best" / "card.json").is_file()
+
+
+@pytest.mark.skipif(not SHIPPED_6X6, reason="no shipped ckpts/othello6")
+@pytest.mark.parametrize("name", ["value", "policy", "monte-carlo", "alphazero"])
+def test_the_shipped_network_players_play_legal_games(name):
+    from azcourse.othello.agents import make_opponent
+
+    game = Othello(6)
+    make = lambda rng: make_opponent(name, game, rng, 20)  # noqa: E731
+    randomly = lambda rng: FunctionAgent(lambda s, r: int(r.choice(np.flatnonzero(game.legal_mask(s)))), rng)  # noqa: E731
+    match = play_match(lambda: game, make, randomly, games=2, seed=0, paired_deals=False, progress=False)
+    assert match.games == 2  # play_game refuses any illegal move

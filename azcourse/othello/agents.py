@@ -1,6 +1,7 @@
 """Othello opponents by name, for terminal play (``play.py othello --opponent NAME``).
 
-``OPPONENTS`` maps a name to a builder ``build(game, rng, simulations) -> agent`` (an agent as in
+``OPPONENTS`` maps a name to a builder ``build(game, rng, simulations) -> agent`` (the network players
+also take ``source=``, another checkpoint than the shipped one; an agent as in
 ``azcourse.core.agents``: ``name``, ``choose(state)``, ``observe(action)``). A new player, e.g. one
 with a trained network, joins the command line by one more entry here.
 
@@ -82,10 +83,10 @@ OPPONENTS: dict[str, Callable] = {
     "random": lambda game, rng, simulations: make_agent("random", game, rng),
     "greedy": lambda game, rng, simulations: GreedyAgent(game),
     "uct": lambda game, rng, simulations: make_agent("uct", game, rng, simulations),
-    "value": lambda game, rng, simulations: ValueAgent(game, shipped_network(game)),
-    "policy": lambda game, rng, simulations: PolicyNetAgent(game, shipped_network(game)),
-    "monte-carlo": lambda game, rng, simulations: MonteCarloAgent(game, shipped_network(game), rng, top_k=3,
-                                                                  rollouts=10, depth=5),
+    "value": lambda game, rng, simulations, source=None: ValueAgent(game, shipped_network(game, source)),
+    "policy": lambda game, rng, simulations, source=None: PolicyNetAgent(game, shipped_network(game, source)),
+    "monte-carlo": lambda game, rng, simulations, source=None: MonteCarloAgent(
+        game, shipped_network(game, source), rng, top_k=3, rollouts=10, depth=5),
     "alphazero": alphazero_agent,
 }
 
