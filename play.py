@@ -108,13 +108,18 @@ def _tak(args: argparse.Namespace) -> int:
     """``play.py tak``: a person against one of ``azcourse.tak.agents.OPPONENTS``."""
     import numpy as np
 
+    from azcourse.core.agents import PolicyUnavailable
     from azcourse.core.terminal import TerminalMatch
     from azcourse.tak.agents import make_opponent
     from azcourse.tak.game import PLAYER_NAMES, Tak
 
     game = Tak(args.size)
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
-    agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
+    try:
+        agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
+    except PolicyUnavailable as problem:
+        print(f"play.py tak: {problem}", file=sys.stderr)
+        return 2
     last = "abcdef"[args.size - 1]
     move_help = (f"Type moves in Portable Tak Notation: a1 places a flat, Sa1 a wall, Ca1 a capstone; 3a1>12 "
                  f"picks up 3 stones on a1 and drops 1 then 2 going right (+ up, - down, > right, < left). "
@@ -222,10 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
                                        "runs out of pieces. Moves in Portable Tak Notation (a1, Sb2, 3a1>12).")
     tak.add_argument("--size", type=_tak_size, default=3, help="board size N, 3 to 6 (default 3)")
     tak.add_argument("--opponent", choices=tuple(TAK_OPPONENTS), default="mcts",
-                     help="random, uct (random rollouts) or mcts (the course report's agent: rollouts that take a "
-                          "winning move, else the best flat count, else random) (default: mcts)")
+                     help="random, uct (random rollouts), mcts (the course report's agent: rollouts that take a "
+                          "winning move, else the best flat count, else random) or alphatak (the shipped 3x3 "
+                          "network in the search) (default: mcts)")
     tak.add_argument("--simulations", type=_positive_int, default=1000,
-                     help="search games per move of uct and mcts (default 1000)")
+                     help="search games per move of uct, mcts and alphatak (default 1000)")
     tak.add_argument("--second", action="store_true", help="play Black (player 2); the computer opens")
     tak.add_argument("--seed", type=int, help="seed of the computer's random choices")
     tak.set_defaults(run=_tak)

@@ -132,7 +132,7 @@ def test_network_players_refuse_a_board_without_a_shipped_network():
     from azcourse.othello.agents import make_opponent
 
     for name in ("value", "policy", "monte-carlo", "alphazero"):
-        with pytest.raises(PolicyUnavailable, match="only othello6 has one"):
+        with pytest.raises(PolicyUnavailable, match="no trained othello8 network is shipped"):
             make_opponent(name, Othello(8), np.random.default_rng(0), 10)
     done = subprocess.run([sys.executable, "play.py", "othello", "--size", "4", "--opponent", "policy"],
                           input="quit\n", capture_output=True, text=True, timeout=120)

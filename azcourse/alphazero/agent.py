@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from azcourse.core.agents import MCTSAgent
+from azcourse.core.agents import MCTSAgent, PolicyUnavailable
 from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTSConfig, visit_distribution
 
@@ -63,3 +63,30 @@ def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_mo
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, simulations or play["simulations"], rng,
                           play["c_init"], play["c_base"], play["unvisited_value"], sample_moves,
                           name or f"alphazero {checkpoint.path.name}")
+
+
+def shipped_predictor(game, source=None) -> Predictor:
+    """``predict(state) -> (prior, value)`` of the network shipped for ``game`` (``ckpts/<game.name>/``,
+    the best network of its run), or of the checkpoint ``source``.
+
+    Raises:
+        PolicyUnavailable: no such checkpoint, or one trained on another game.
+    """
+    try:
+        checkpoint = load_checkpoint(source or game.name)
+    except FileNotFoundError:
+        raise PolicyUnavailable(f"no trained {game.name} network is shipped (ckpts/{game.name}/ is missing), so "
+                                "the network players cannot play") from None
+    if checkpoint.game.name != game.name:
+        raise PolicyUnavailable(f"{source} holds a network for {checkpoint.game.name}, not {game.name}")
+    return Predictor(game, checkpoint.net)
+
+
+def shipped_agent(game, rng, simulations: int, source=None, name: str = "alphazero") -> AlphaZeroAgent:
+    """PUCT search with the network shipped for ``game`` (or ``source``), ``simulations`` per move,
+    with the search settings of its card. Raises ``PolicyUnavailable`` as ``shipped_predictor`` does."""
+    shipped_predictor(game, source)
+    checkpoint = load_checkpoint(source or game.name)
+    play = checkpoint.card["play"]
+    return AlphaZeroAgent(game, checkpoint.net, simulations, rng, play["c_init"], play["c_base"],
+                          play["unvisited_value"], name=name)

@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.agents import PolicyUnavailable, make_agent
+from ..core.agents import make_agent
 from ..core.planners import MonteCarloAgent, PolicyNetAgent, ValueAgent
 from .game import Othello, OthelloState
 
@@ -48,35 +48,17 @@ class GreedyAgent:
 
 
 def shipped_network(game: Othello, source=None) -> Callable:
-    """``predict(state) -> (prior, value)`` of the shipped network for ``game`` (or of the checkpoint
-    ``source``: a folder, a run folder or a name under ``ckpts/``).
+    """``predict(state)`` of the shipped network (``azcourse.alphazero.agent.shipped_predictor``)."""
+    from ..alphazero.agent import shipped_predictor
 
-    Raises:
-        PolicyUnavailable: no network is shipped for this board size.
-    """
-    from ..alphazero.checkpoints import load_checkpoint
-    from ..alphazero.network import Predictor
-
-    try:
-        checkpoint = load_checkpoint(source or game.name)
-    except FileNotFoundError:
-        raise PolicyUnavailable(f"no trained {game.name} network is shipped (only othello6 has one), so value, "
-                                "policy, monte-carlo and alphazero cannot play; use random, greedy or uct") from None
-    if checkpoint.game.name != game.name:
-        raise PolicyUnavailable(f"{source} holds a network for {checkpoint.game.name}, not {game.name}")
-    return Predictor(game, checkpoint.net)
+    return shipped_predictor(game, source)
 
 
 def alphazero_agent(game: Othello, rng: np.random.Generator, simulations: int, source=None):
-    """PUCT search with the shipped network (``azcourse.alphazero.agent``)."""
-    from ..alphazero.agent import AlphaZeroAgent
-    from ..alphazero.checkpoints import load_checkpoint
+    """PUCT search with the shipped network (``azcourse.alphazero.agent.shipped_agent``)."""
+    from ..alphazero.agent import shipped_agent
 
-    shipped_network(game, source)  # the same refusal as the other network players
-    checkpoint = load_checkpoint(source or game.name)
-    play = checkpoint.card["play"]
-    return AlphaZeroAgent(game, checkpoint.net, simulations, rng, play["c_init"], play["c_base"],
-                          play["unvisited_value"], name="alphazero")
+    return shipped_agent(game, rng, simulations, source)
 
 
 OPPONENTS: dict[str, Callable] = {

@@ -2,13 +2,14 @@
 report's rollout policy.
 
 ``OPPONENTS`` maps a name to a builder ``build(game, rng, simulations) -> agent`` (an agent as in
-``azcourse.core.agents``: ``name``, ``choose(state)``, ``observe(action)``). A new player, e.g. the
-AlphaZero network ("alphatak"), joins the command line by one more entry here.
+``azcourse.core.agents``: ``name``, ``choose(state)``, ``observe(action)``). A new player joins the
+command line by one more entry here.
 
-    random  uniformly random legal moves (``azcourse.core.agents``).
-    uct     plain UCT with uniformly random rollouts, ``simulations`` search games per move
-            (``azcourse.core.agents``).
-    mcts    the report's MCTS agent: UCT whose rollouts follow ``EpsilonGreedyRollout``.
+    random    uniformly random legal moves (``azcourse.core.agents``).
+    uct       plain UCT with uniformly random rollouts, ``simulations`` search games per move
+              (``azcourse.core.agents``).
+    mcts      the report's MCTS agent: UCT whose rollouts follow ``EpsilonGreedyRollout``.
+    alphatak  PUCT search with the shipped network (``ckpts/tak<n>/``; 3x3 only).
 """
 from __future__ import annotations
 
@@ -69,9 +70,18 @@ def report_mcts_agent(game: Tak, rng: np.random.Generator, simulations: int, eps
     return MCTSAgent(game, RolloutEvaluator(EpsilonGreedyRollout(epsilon)), config, rng, name="mcts")
 
 
+def alphatak_agent(game: Tak, rng: np.random.Generator, simulations: int, source=None):
+    """AlphaTak: PUCT search with the network shipped for this size (``ckpts/tak<n>/``, trained by
+    ``python -m azcourse.alphazero train --config configs/tak3.toml``), or with ``source``."""
+    from ..alphazero.agent import shipped_agent
+
+    return shipped_agent(game, rng, simulations, source, name="alphatak")
+
+
 OPPONENTS: dict[str, Callable] = {
     "random": lambda game, rng, simulations: make_agent("random", game, rng),
     "uct": lambda game, rng, simulations: make_agent("uct", game, rng, simulations),
+    "alphatak": lambda game, rng, simulations, source=None: alphatak_agent(game, rng, simulations, source),
     "mcts": report_mcts_agent,
 }
 
