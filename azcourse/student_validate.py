@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
@@ -121,7 +122,11 @@ def validate(path: Path, timeout: int) -> list[str]:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     os.environ.update(NBGRADER_VALIDATING="1", NBGRADER_EXECUTION="validate")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+    # The kernel talks to this process over local TCP. Without keys, ipykernel warns that anyone on the
+    # machine could read that traffic; "auto" has jupyter_client give it CurveZMQ keys whenever the
+    # kernelspec declares support (ipykernel's does), so the traffic is encrypted and nothing is printed.
+    km = AsyncKernelManager(kernel_name="python3", transport_encryption="auto")
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3", allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": str(path.parent)}},
                             error_on_timeout={"ename": "CellTimeoutError", "evalue": "",
                                               "traceback": [f"CellTimeoutError: still running after {timeout} s"]})

@@ -301,6 +301,16 @@ def test_validate_cannot_read_is_exit_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_validate_prints_nothing_on_stderr(tmp_path, capfd):
+    """The kernel's own stderr is this process's: ipykernel's warning about unencrypted TCP must not
+    reach the student (the kernel gets CurveZMQ keys)."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    nbformat.write(nb, tmp_path / "small.ipynb")
+    assert student_validate.main([str(tmp_path / "small.ipynb")]) == 0
+    out, err = capfd.readouterr()
+    assert out.endswith(student_validate.SUCCESS + "\n") and err == ""
+
+
 # ----------------------------------------------------------------------------- as a student installs it
 
 def completed(release_nb: Path, solution_nb: Path, target: Path) -> None:
