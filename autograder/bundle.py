@@ -25,6 +25,9 @@ the grader's judges, case data or probes (``autograder/*_checks.py``, ``*_cases.
 lines (``autograder.leaks``, see ``scan``) before the zip is written.
 """
 import ast
+import os
+import subprocess
+import time
 import zipfile
 from pathlib import Path
 
@@ -47,7 +50,8 @@ CKPT_EXCLUDED_DIRS = ("resume", "__pycache__")
 # Packages that Colab's own runtime provides (its kernel, widgets and notebook tools): replacing
 # them with our pins can break a Colab session, so the Colab route installs the other pins only.
 COLAB_PROVIDED = ("ipykernel", "ipywidgets", "jupyterlab", "nbclient", "nbformat")
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
+# The zip entries' date when neither SOURCE_DATE_EPOCH nor git gives one (see ``zip_date``).
+FALLBACK_DATE = (2026, 1, 1, 0, 0, 0)
 
 ENVIRONMENT_YML = """\
 # conda env create -f environment.yml && conda activate {assignment}
@@ -284,13 +288,31 @@ def write_bundle(assignment: str, output=DEFAULT_OUTPUT, release_dir: Path = REL
         raise BundleError(f"the {assignment} bundle would leak; nothing written:\n  " + "\n  ".join(problems[:20]))
     target = Path(output) / f"{assignment}.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
+    date = zip_date()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in _with_folders(files):
-            info = zipfile.ZipInfo(name, ZIP_DATE)
+            info = zipfile.ZipInfo(name, date)
             info.external_attr = (0o40755 if name.endswith("/") else 0o100644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, files.get(name, b""))
     return target
+
+
+def zip_date() -> tuple:
+    """The date of every zip entry, in UTC: SOURCE_DATE_EPOCH when set (reproducible-builds.org),
+    else the commit date of this checkout's HEAD, else ``FALLBACK_DATE`` (no git). The same commit
+    gives the same zip, byte for byte."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None:
+        try:
+            done = subprocess.run(["git", "-C", str(REPO_ROOT), "log", "-1", "--format=%ct"],
+                                  capture_output=True, text=True, timeout=30)
+        except OSError:
+            return FALLBACK_DATE
+        if done.returncode != 0 or not done.stdout.strip():
+            return FALLBACK_DATE
+        epoch = done.stdout.strip()
+    return time.gmtime(int(epoch))[:6]
 
 
 def _with_folders(files: dict[str, bytes]) -> list[str]:

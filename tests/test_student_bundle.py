@@ -110,6 +110,31 @@ def test_zip_has_one_top_folder_and_the_same_inputs_give_the_same_bytes(zips, tm
         assert again.read_bytes() == path.read_bytes(), assignment
 
 
+def dates(path: Path) -> set:
+    with zipfile.ZipFile(path) as archive:
+        return {info.date_time for info in archive.infolist()}
+
+
+def test_zip_entries_carry_the_commit_date_of_head(zips):
+    done = subprocess.run(["git", "-C", str(REPO_ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True,
+                          check=True)
+    commit = time.gmtime(int(done.stdout))
+    expected = (*commit[:5], commit.tm_sec // 2 * 2)  # zip times count in 2 s steps
+    assert commit.tm_year >= 2026
+    for path in zips.values():
+        assert dates(path) == {expected}, path.name
+
+
+def test_zip_date_follows_source_date_epoch_and_falls_back_without_git(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(1_790_000_000))  # 2026-09-21 14:13:20 UTC
+    assert dates(bundle.write_bundle("ttt1_mcts", tmp_path / "epoch")) == {(2026, 9, 21, 14, 13, 20)}
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    monkeypatch.setattr(bundle, "REPO_ROOT", tmp_path)  # an export of the sources: no .git
+    assert bundle.zip_date() == bundle.FALLBACK_DATE
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all
+    assert bundle.zip_date() == bundle.FALLBACK_DATE
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_no_grader_path_and_the_leak_scan_is_clean(zips, assignment):
     files = zip_files(zips[assignment])
