@@ -379,12 +379,16 @@ def test_validate_cannot_read_is_exit_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_validate_prints_nothing_on_stderr(tmp_path, capfd):
+def test_validate_prints_nothing_on_stderr_and_leaves_no_kernel(tmp_path, capfd):
     """The kernel's own stderr is this process's: ipykernel's warning about unencrypted TCP must not
-    reach the student (the kernel gets CurveZMQ keys)."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    reach the student (the kernel gets CurveZMQ keys), and the kernel is shut down before the end."""
+    import psutil
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import os\nprint(os.getpid())")])
     nbformat.write(nb, tmp_path / "small.ipynb")
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
     assert student_validate.main([str(tmp_path / "small.ipynb")]) == 0
+    assert [child for child in psutil.Process().children(recursive=True) if child.pid not in before] == []
     out, err = capfd.readouterr()
     assert out.endswith(student_validate.SUCCESS + "\n") and err == ""
 
