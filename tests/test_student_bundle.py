@@ -393,6 +393,24 @@ def test_validate_prints_nothing_on_stderr_and_leaves_no_kernel(tmp_path, capfd)
     assert out.endswith(student_validate.SUCCESS + "\n") and err == ""
 
 
+def test_a_progress_bar_starts_no_resource_tracker_in_the_kernel():
+    """Where processes do not fork (Python 3.14 on Linux, macOS), a multiprocessing lock starts the
+    resource tracker, a kernel child that ignores SIGTERM: ipykernel's shutdown then signals it for
+    about 30 s, and a validate.py that stops waiting prints its "leaked semaphore" warning. The
+    shipped progress bars (parts 2 to 4) take a thread lock; forkserver is forced here so that any
+    Python behaves as 3.14 does."""
+    from nbclient import NotebookClient
+
+    code = ("import multiprocessing as mp, multiprocessing.resource_tracker as tracker\n"
+            "mp.set_start_method('forkserver', force=True)\n"
+            "from azcourse.progress import progress\n"
+            "for _ in progress(range(3), desc='x'):\n    pass\n"
+            "print(tracker._resource_tracker._pid)")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(REPO_ROOT)}}).execute()
+    assert [o.text for o in nb.cells[0].outputs if o.output_type == "stream" and o.name == "stdout"] == ["None\n"]
+
+
 # ----------------------------------------------------------------------------- as a student installs it
 
 def completed(release_nb: Path, solution_nb: Path, target: Path) -> None:
