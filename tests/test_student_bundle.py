@@ -10,7 +10,7 @@ silent kernel.
 The slow test installs each bundle as a student would, typing its README's pip commands as given:
 unzipped into an empty folder, ``python3 -m venv .venv``, ``.venv/bin/pip install -r
 requirements.txt`` (``python3`` the Python under test, nothing of this checkout on ``sys.path``),
-``.venv/bin/jupyter lab <notebook>`` until the server runs, then ``.venv/bin/python validate.py
+``.venv/bin/jupyter lab <notebook>`` until it serves the notebook, then ``.venv/bin/python validate.py
 <notebook>`` on the blank release notebook (exit 1, every unfilled cell named) and on it completed
 with the reference answers (exit 0, success line, nothing on stderr). It runs on the suite's Python;
 ``AZCOURSE_BUNDLE_ALL_PYTHONS=1`` runs it on every supported Python found (``test_python_versions``
@@ -18,11 +18,13 @@ covers those with the same pins and notebooks anyway). Figures: docs/student_bun
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -432,8 +434,9 @@ def solution_cells(notebook: Path) -> list[str]:
             if c.metadata.get("nbgrader", {}).get("solution")]
 
 
-def lab_runs(command: list[str], folder: Path, env: dict, log: Path) -> str:
-    """Start ``jupyter lab`` as typed, wait until it serves (120 s at most), stop it; its log."""
+def lab_serves(command: list[str], folder: Path, env: dict, log: Path, notebook: str) -> dict:
+    """Start ``jupyter lab`` as typed, wait until it serves (120 s at most), ask it for ``notebook``
+    through its REST API with the token it printed, stop it; the answer (or the log, if none)."""
     with open(log, "w") as out:
         server = subprocess.Popen(command, cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
@@ -441,9 +444,14 @@ def lab_runs(command: list[str], folder: Path, env: dict, log: Path) -> str:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and server.poll() is None and "is running at" not in log.read_text():
             time.sleep(0.5)
-        return log.read_text()
+        url = re.search(r"(http://127\.0\.0\.1:\d+/)lab\?token=(\w+)", log.read_text())
+        if url is None:
+            return {"log": log.read_text()[-3000:]}
+        with urllib.request.urlopen(f"{url[1]}api/contents/{notebook}?token={url[2]}", timeout=60) as answer:
+            return json.load(answer)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(60)
 
 
@@ -499,8 +507,9 @@ def test_bundle_readme_commands_work_as_typed_in_an_empty_folder(version, zips, 
         probe = "import sys, azcourse; assert azcourse.__file__.startswith(sys.argv[1]), azcourse.__file__"
         done = subprocess.run(python + ["-c", probe, str(folder)], cwd=folder, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-3000:]
-        log = lab_runs(launcher + ["bash", "-c", lab_line], folder, env, tmp_path / f"lab-{assignment}.log")
-        assert "is running at" in log, log[-3000:]
+        served = lab_serves(launcher + ["bash", "-c", lab_line], folder, env, tmp_path / f"lab-{assignment}.log",
+                            notebook)
+        assert served.get("type") == "notebook" and served["content"]["cells"], served.get("log")
         done = typed(validate_line, folder, 900)  # the blank release notebook
         assert done.returncode == 1, done.stdout[-4000:] + done.stderr[-3000:]
         assert "VALIDATION FAILED" in done.stdout
