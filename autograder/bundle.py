@@ -318,9 +318,14 @@ def needed_pins(files: dict[str, bytes]) -> list[str]:
         if (name, extras) in seen:
             continue
         seen.add((name, extras))
-        pinned, installed = pins[name][0].split("==")[1], metadata.version(name)
-        if Version(installed) != Version(pinned):
-            raise BundleError(f"{name} {installed} is installed but {pinned} pinned: run scripts/setup.sh "
+        pinned = pins[name][0].split("==")[1]
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            installed = None
+        if installed is None or Version(installed) != Version(pinned):
+            found = f"{installed} is installed" if installed else "is not installed"
+            raise BundleError(f"{name} {found} but {pinned} pinned: run scripts/setup.sh "
                               "(a bundle's requirements are read from the pinned environment)")
         for text in metadata.requires(name) or []:
             requirement = Requirement(text)

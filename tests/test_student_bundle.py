@@ -327,6 +327,10 @@ def test_a_pin_other_than_the_installed_version_is_refused(tmp_path, monkeypatch
     student_copy(tmp_path, monkeypatch, lambda lines: [line.replace("numpy==2.4.6", "numpy==2.4.5") for line in lines])
     with pytest.raises(bundle.BundleError, match="numpy 2.4.6 is installed but 2.4.5 pinned: run scripts/setup.sh"):
         bundle.bundle_files("ttt1_mcts")
+    student_copy(tmp_path, monkeypatch, lambda lines: lines + ["azcourse-absent==1.0"])
+    monkeypatch.setattr(bundle, "NOTEBOOK_TOOLS", (*bundle.NOTEBOOK_TOOLS, "azcourse-absent"))
+    with pytest.raises(bundle.BundleError, match="azcourse-absent is not installed but 1.0 pinned"):
+        bundle.bundle_files("ttt1_mcts")
 
 
 # ----------------------------------------------------------------------------- validate.py semantics
