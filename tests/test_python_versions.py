@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -174,19 +175,29 @@ def requirement_files(tmp_path_factory) -> dict:
     return files
 
 
+def resolve(path: Path, version: str, report: Path) -> tuple[str, dict]:
+    """(pip's stderr if it failed, else ""; {name: version} it resolved) of a requirements file,
+    wheels only, for Python ``version``."""
+    # --isolated: PyPI as CI sees it, whatever index or wheel folder this machine's pip config adds
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--isolated", "--quiet", "--dry-run",
+                           "--ignore-installed", "--only-binary=:all:", "--python-version", version,
+                           "--report", str(report), "-r", str(path)], capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        return done.stderr[-3000:] or f"pip exited with {done.returncode}", {}
+    return "", {item["metadata"]["name"]: item["metadata"]["version"]
+                for item in json.loads(report.read_text())["install"]}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("version", SUPPORTED)
 def test_every_requirements_file_resolves_to_wheels(version, requirement_files, tmp_path):
     if not pypi_reachable():
         pytest.skip("PyPI is not reachable from this machine")
-    for label, path in requirement_files.items():
-        report = tmp_path / "report.json"
-        # --isolated: PyPI as CI sees it, whatever index or wheel folder this machine's pip config adds
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "--isolated", "--quiet", "--dry-run",
-                               "--ignore-installed", "--only-binary=:all:", "--python-version", version,
-                               "--report", str(report), "-r", str(path)], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"{label} on Python {version}: {done.stderr[-3000:]}"
-        resolved = {item["metadata"]["name"]: item["metadata"]["version"]
-                    for item in json.loads(report.read_text())["install"]}
+    labels = list(requirement_files)
+    with ThreadPoolExecutor(3) as pool:  # pip waits on the network most of the time
+        results = pool.map(resolve, requirement_files.values(), [version] * len(labels),
+                           [tmp_path / f"report-{index}.json" for index in range(len(labels))])
+    for label, path, (failure, resolved) in zip(labels, requirement_files.values(), results):
+        assert failure == "", f"{label} on Python {version}: {failure}"
         assert unpinned(resolved, pins(path)) == {}, f"{label} on Python {version}: resolved beyond its pins"
         assert len(resolved) == len(pins(path)), label
