@@ -15,9 +15,10 @@ checkpoints.py`` finds ``ckpts/`` two folders above itself):
   is a string literal of the notebook or of a shipped module (``"hex5"`` names the Hex run folder
   with its ``anet_*`` subfolders), less what only the instructor's machine holds: a training run's
   ``resume/`` state (git-ignored), caches and hidden files;
-* ``requirements.txt`` (a copy of ``requirements-student.txt``), ``environment.yml`` (conda),
+* ``requirements.txt``: the pins of ``requirements-student.txt`` this folder needs, computed (see
+  ``needed_pins``), so a bundle that imports no JAX installs none; ``environment.yml`` (conda),
   ``validate.py`` (``azcourse/student_validate.py``: Validate without nbgrader) and ``README.md``
-  (how to start with pip, conda or Colab, how to validate, what to hand in).
+  (the commands of the pip, conda and Colab routes, how to validate, what to hand in).
 
 Nothing else: a path under ``autograder/``, ``solutions/`` or ``assignments/``, or named like one of
 the grader's judges, case data or probes (``autograder/assignments/<assignment>/checks.py``,
@@ -25,8 +26,18 @@ the grader's judges, case data or probes (``autograder/assignments/<assignment>/
 lines (``autograder.leaks``, see ``scan``) before the zip is written.
 """
 import ast
+import os
+import subprocess
+import sys
+import time
+import tomllib
 import zipfile
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from . import leaks
 from .grading_config import REPO_ROOT
@@ -44,10 +55,13 @@ GRADER_FILE_PATTERNS = ("*/checks.py", "*/cases.py", "*/probes.py", "*/examples.
 # Inside a checkpoint folder, never shipped: the state an interrupted training run resumes from
 # (azcourse/hex/train.py writes <run>/resume/, git-ignored) and Python caches; hidden files neither.
 CKPT_EXCLUDED_DIRS = ("resume", "__pycache__")
-# Packages that Colab's own runtime provides (its kernel, widgets and notebook tools): replacing
-# them with our pins can break a Colab session, so the Colab route installs the other pins only.
-COLAB_PROVIDED = ("ipykernel", "ipywidgets", "jupyterlab", "nbclient", "nbformat")
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip, byte for byte
+# What opens, runs and validates a notebook without being imported by it: every bundle pins them.
+NOTEBOOK_TOOLS = ("ipykernel", "ipywidgets", "jupyterlab", "nbclient", "nbformat")
+# Colab's own runtime provides those: replacing them with our pins can break a Colab session, so
+# the Colab route installs the other pins only.
+COLAB_PROVIDED = NOTEBOOK_TOOLS
+# The zip entries' date when neither SOURCE_DATE_EPOCH nor git gives one (see ``zip_date``).
+FALLBACK_DATE = (2026, 1, 1, 0, 0, 0)
 
 ENVIRONMENT_YML = """\
 # conda env create -f environment.yml && conda activate {assignment}
@@ -65,28 +79,50 @@ README = """\
 # {assignment}
 
 Your copy of the assignment: the notebook `{notebook}`, the code it imports, and
-`validate.py` to check your work before you hand it in. You need Python 3.11, 3.12 or 3.13.
-Open the notebook from this folder: it imports the files next to it.
+`validate.py` to check your work before you hand it in. You need Python {pythons}.
+Type the commands below in this folder: the notebook imports the files next to it.
 
-**pip.** In this folder, run
-`python3 -m venv .venv && .venv/bin/pip install -r requirements.txt` (on Windows:
-`py -m venv .venv` and `.venv\\Scripts\\pip install -r requirements.txt`), then
-`.venv/bin/jupyter lab {notebook}`.
+**pip** (Linux, macOS):
 
-**conda.** In this folder, run `conda env create -f environment.yml`, then
-`conda activate {assignment}` and `jupyter lab {notebook}`. It installs the same
-`requirements.txt`.
+```bash
+python3 -m venv .venv
+.venv/bin/pip install -r requirements.txt
+.venv/bin/jupyter lab {notebook}
+```
+
+On Windows, `py -m venv .venv`, then `.venv\\Scripts\\pip install -r requirements.txt` and
+`.venv\\Scripts\\jupyter lab {notebook}`.
+
+**conda** (the same `requirements.txt`, installed by pip inside the environment):
+
+```bash
+conda env create -f environment.yml
+conda activate {assignment}
+jupyter lab {notebook}
+```
 
 **Colab.** Open colab.research.google.com, *File > Upload notebook*, and pick `{notebook}` from
 this folder. Upload `{assignment}.zip` with the *Files* pane, then run in a new cell at the top:
-`!unzip -q -o /content/{assignment}.zip -d /content` and
-`%pip install -q {colab_pins}`.
+
+```
+!unzip -q -o /content/{assignment}.zip -d /content
+%pip install -q {colab_pins}
+```
+
 Restart the session (*Runtime > Restart session*), run `%cd /content/{assignment}` in a second
 new cell, and work down the notebook. Delete both cells before you download the notebook to hand in.
 
-**Check your work.** Save the notebook, then run `python validate.py {notebook}` in this folder
-(on Colab: `!python validate.py {notebook}`). It runs the whole notebook in a fresh kernel, as the
-grader does, and lists every answer still empty and every failing test, or says
+**Check your work.** Save the notebook, then run `validate.py` with the Python you installed into.
+pip:
+
+```bash
+.venv/bin/python validate.py {notebook}
+```
+
+(Windows: `.venv\\Scripts\\python validate.py {notebook}`.) conda, after `conda activate {assignment}`:
+`python validate.py {notebook}`. Colab, in a new cell after `%cd /content/{assignment}`:
+`!python validate.py {notebook}`. It runs the whole notebook in a fresh kernel, as the grader
+does, and lists every answer still empty and every failing test, or says
 `Success! Your notebook passes all the tests.` Hidden tests check more when it is graded.
 
 **Hand in** `{notebook}` only, keeping its name, the way your course asks. Don't change the test
@@ -200,15 +236,107 @@ def checkpoint_files(folder: Path) -> list[Path]:
 
 # ----------------------------------------------------------------------------- the bundle
 
-def _direct_pins() -> list[str]:
-    """Pins of the section ``# Direct dependencies ...`` of requirements-student.txt."""
-    direct, found = False, []
+def supported_pythons(pyproject: Path = REPO_ROOT / "pyproject.toml") -> tuple[str, ...]:
+    """The Python versions that ``requires-python`` of pyproject.toml admits, e.g. ("3.11", "3.12")."""
+    spec = SpecifierSet(tomllib.loads(pyproject.read_text())["project"]["requires-python"])
+    return tuple(f"3.{minor}" for minor in range(100) if Version(f"3.{minor}") in spec)
+
+
+PYTHONS = supported_pythons()
+
+
+def pythons_text(versions=PYTHONS) -> str:
+    """``"3.11, 3.12 or 3.13"``: the versions as the READMEs state them."""
+    return ", ".join(versions[:-1]) + " or " + versions[-1]
+
+
+def student_pins() -> dict[str, tuple[str, bool]]:
+    """{canonical name: (pin line, direct?)} of requirements-student.txt, in its order; direct: listed
+    under its ``# Direct dependencies`` comment."""
+    direct, found = False, {}
     for line in STUDENT_REQUIREMENTS.read_text().splitlines():
         if line.startswith("#"):
             direct = line.startswith("# Direct dependencies")
-        elif direct and "==" in line:
-            found.append(line.strip())
+        elif "==" in line:
+            found[canonicalize_name(line.split("==")[0])] = (line.strip(), direct)
     return found
+
+
+def imported_distributions(files: dict[str, bytes]) -> dict[str, set[str]]:
+    """{canonical distribution name: the bundle paths that import it} for the third-party imports of
+    the bundle's notebooks and modules (distributions from this environment's installed metadata)."""
+    from importlib.metadata import packages_distributions
+
+    import nbformat
+
+    providers, found = packages_distributions(), {}
+    for path, content in sorted(files.items()):
+        if path.endswith(".py"):
+            sources, package = [content.decode()], ".".join(Path(path).parent.parts)
+        elif path.endswith(".ipynb"):
+            sources, package = [cell_code(cell.source) for cell in nbformat.reads(content.decode(), as_version=4).cells
+                                if cell.cell_type == "code"], ""
+        else:
+            continue
+        for source in sources:
+            for name in imported_names(ast.parse(source), package):
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or _module_file(top) is not None:
+                    continue
+                if top not in providers:
+                    raise BundleError(f"{path} imports {top}, which no installed package provides")
+                for dist in providers[top]:
+                    found.setdefault(canonicalize_name(dist), set()).add(path)
+    return found
+
+
+def _marker_applies(requirement: Requirement, extras) -> bool:
+    """Whether a dependency applies on some supported Python of this platform, for ``extras``."""
+    return requirement.marker is None or any(
+        requirement.marker.evaluate({"python_version": version, "python_full_version": f"{version}.0", "extra": extra})
+        for version in PYTHONS for extra in (*extras, ""))
+
+
+def needed_pins(files: dict[str, bytes]) -> list[str]:
+    """The pins of requirements-student.txt that a bundle's ``files`` need, in that file's order: what
+    they import, ``NOTEBOOK_TOOLS``, and every dependency those pull in on a supported Python (read
+    from the installed packages' metadata, which must be the pinned versions).
+
+    Raises BundleError for an import or a dependency that requirements-student.txt does not pin,
+    or an installed version that differs from its pin (then this environment is not the pinned one)."""
+    from importlib import metadata
+
+    pins = student_pins()
+    imported = imported_distributions(files)
+    unpinned = sorted(f"{dist} (imported by {', '.join(sorted(paths))})" for dist, paths in imported.items()
+                      if dist not in pins)
+    if unpinned:
+        raise BundleError(f"requirements-student.txt pins no {'; '.join(unpinned)}: add its pin from requirements.txt")
+    todo, seen = [(name, ()) for name in (*NOTEBOOK_TOOLS, *imported)], set()
+    while todo:
+        name, extras = todo.pop()
+        if (name, extras) in seen:
+            continue
+        seen.add((name, extras))
+        pinned = pins[name][0].split("==")[1]
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            installed = None
+        if installed is None or Version(installed) != Version(pinned):
+            found = f"{installed} is installed" if installed else "is not installed"
+            raise BundleError(f"{name} {found} but {pinned} pinned: run scripts/setup.sh "
+                              "(a bundle's requirements are read from the pinned environment)")
+        for text in metadata.requires(name) or []:
+            requirement = Requirement(text)
+            if _marker_applies(requirement, extras):
+                dependency = canonicalize_name(requirement.name)
+                if dependency not in pins:
+                    raise BundleError(f"{name} needs {requirement.name}, which requirements-student.txt does not "
+                                      "pin: add its pin from requirements.txt")
+                todo.append((dependency, tuple(sorted(requirement.extras))))
+    needed = {name for name, _ in seen}
+    return [name for name in pins if name in needed]
 
 
 def bundle_files(assignment: str, release_dir: Path = RELEASE_DIR) -> dict[str, bytes]:
@@ -226,11 +354,15 @@ def bundle_files(assignment: str, release_dir: Path = RELEASE_DIR) -> dict[str, 
         for name in checkpoints:
             files.update({f"{CKPT_DIR.name}/{path.relative_to(CKPT_DIR).as_posix()}": path.read_bytes()
                           for path in checkpoint_files(CKPT_DIR / name)})
-    colab = " ".join(pin for pin in _direct_pins() if pin.split("==")[0].lower() not in COLAB_PROVIDED)
-    files["requirements.txt"] = STUDENT_REQUIREMENTS.read_bytes()
-    files["environment.yml"] = ENVIRONMENT_YML.format(assignment=assignment).encode()
     files["validate.py"] = VALIDATE_SOURCE.read_bytes()
-    files["README.md"] = README.format(assignment=assignment, notebook=notebooks[0].name, colab_pins=colab).encode()
+    pins, needed = student_pins(), needed_pins(files)
+    colab = " ".join(pins[name][0] for name in needed if pins[name][1] and name not in COLAB_PROVIDED)
+    files["requirements.txt"] = (f"# {assignment}: what this folder's notebook, modules and validate.py import, "
+                                 f"Jupyter, and what\n# those pull in, pinned. Python {pythons_text()}.\n"
+                                 + "".join(pins[name][0] + "\n" for name in needed)).encode()
+    files["environment.yml"] = ENVIRONMENT_YML.format(assignment=assignment).encode()
+    files["README.md"] = README.format(assignment=assignment, notebook=notebooks[0].name, colab_pins=colab,
+                                       pythons=pythons_text()).encode()
     return {f"{assignment}/{name}": content for name, content in files.items()}
 
 
@@ -284,13 +416,31 @@ def write_bundle(assignment: str, output=DEFAULT_OUTPUT, release_dir: Path = REL
         raise BundleError(f"the {assignment} bundle would leak; nothing written:\n  " + "\n  ".join(problems[:20]))
     target = Path(output) / f"{assignment}.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
+    date = zip_date()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in _with_folders(files):
-            info = zipfile.ZipInfo(name, ZIP_DATE)
+            info = zipfile.ZipInfo(name, date)
             info.external_attr = (0o40755 if name.endswith("/") else 0o100644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, files.get(name, b""))
     return target
+
+
+def zip_date() -> tuple:
+    """The date of every zip entry, in UTC: SOURCE_DATE_EPOCH when set (reproducible-builds.org),
+    else the commit date of this checkout's HEAD, else ``FALLBACK_DATE`` (no git). The same commit
+    gives the same zip, byte for byte."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None:
+        try:
+            done = subprocess.run(["git", "-C", str(REPO_ROOT), "log", "-1", "--format=%ct"],
+                                  capture_output=True, text=True, timeout=30)
+        except OSError:
+            return FALLBACK_DATE
+        if done.returncode != 0 or not done.stdout.strip():
+            return FALLBACK_DATE
+        epoch = done.stdout.strip()
+    return time.gmtime(int(epoch))[:6]
 
 
 def _with_folders(files: dict[str, bytes]) -> list[str]:

@@ -18,6 +18,7 @@ reader sees:
 from __future__ import annotations
 
 import sys
+import threading
 
 from tqdm.notebook import IProgress, tqdm_notebook
 from tqdm.std import tqdm as text_tqdm
@@ -45,6 +46,14 @@ class _NotebookBar(tqdm_notebook):
         self._handle.update({"text/plain": line}, raw=True)
         for widget in (self.container, *self.container.children):
             widget.close()  # the view is gone: free the widget models in the kernel and frontend
+
+
+# tqdm guards its bars with a multiprocessing lock by default. Where processes do not fork (Python
+# 3.14 on Linux, macOS) that lock is a named semaphore, so the kernel starts multiprocessing's
+# resource tracker, a child that ignores SIGTERM: ipykernel's shutdown then spends about 30 s
+# signalling it, and a client that stops waiting before that gets "leaked semaphore" warnings.
+# Notebook bars are drawn by the kernel's own threads only, so a thread lock is all they need.
+_NotebookBar.set_lock(threading.RLock())
 
 
 def _in_kernel() -> bool:

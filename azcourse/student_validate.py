@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
+from traitlets.config import Config
 
 CODE_STUB = "raise NotImplementedError"
 TEXT_STUB = "YOUR ANSWER HERE"
@@ -121,7 +122,12 @@ def validate(path: Path, timeout: int) -> list[str]:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     os.environ.update(NBGRADER_VALIDATING="1", NBGRADER_EXECUTION="validate")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+    # The kernel talks to this process over local TCP. Without keys, ipykernel warns that anyone on the
+    # machine could read that traffic; "auto" has jupyter_client give it CurveZMQ keys whenever the
+    # kernelspec declares support (ipykernel's does), so the traffic is encrypted and nothing is printed.
+    # (Through the client's configuration: a kernel manager passed in would not be shut down.)
+    encrypted = Config({"KernelManager": {"transport_encryption": "auto"}})
+    client = NotebookClient(nb, config=encrypted, timeout=timeout, kernel_name="python3", allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": str(path.parent)}},
                             error_on_timeout={"ename": "CellTimeoutError", "evalue": "",
                                               "traceback": [f"CellTimeoutError: still running after {timeout} s"]})

@@ -6,14 +6,14 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-}
 if [ -z "$PYTHON" ]; then
-  for candidate in python3 python3.11 python3.12 python3.13; do
-    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))'; then
+  for candidate in python3 python3.11 python3.12 python3.13 python3.14; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 14))'; then
       PYTHON=$candidate; break
     fi
   done
 fi
-if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))'; then
-  echo "setup: Python 3.11, 3.12 or 3.13 is required (the pins in requirements.txt install on each)." >&2
+if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 14))'; then
+  echo "setup: Python 3.11, 3.12, 3.13 or 3.14 is required (the pins in requirements.txt install on each)." >&2
   echo "       Install one (PYTHON=/path/to/python bash scripts/setup.sh picks it), or use conda:" >&2
   echo "       conda env create -f environment.yml" >&2
   exit 1

@@ -1,47 +1,120 @@
-"""The pins install, and the notebooks run, on every Python the pack supports (3.11, 3.12, 3.13).
+"""The pins install, and the notebooks run, on every Python the pack supports (``requires-python`` of
+pyproject.toml: 3.11, 3.12, 3.13 and 3.14), and every requirements file resolves to wheels on each.
 
-For each of those versions found on this machine (``python3.X`` on PATH, or a pyenv installation),
-other than the one running this suite (the whole suite covers it), the test creates a fresh venv,
-installs ``requirements.txt`` and the project into it as ``scripts/setup.sh`` does, and runs every
-solution notebook top to bottom in grading mode with nbclient in that venv. Versions not on the
-machine are skipped with the reason.
+``test_pins_install_and_notebooks_run``: for each supported version found on this machine, other
+than the one running this suite (the whole suite covers it), a fresh venv gets ``requirements.txt``
+and the project as ``scripts/setup.sh`` installs them; nothing unpinned may come with them, and
+every solution notebook runs top to bottom in grading mode with nbclient in that venv. A version is
+found as ``AZCOURSE_PYTHON_3_X`` (below), ``python3.X`` on PATH, or a pyenv installation; a
+version not found is skipped with the reason.
+
+``AZCOURSE_PYTHON_3_X`` is a command line: its last word is the interpreter, the words before it
+a launcher that every command of that Python runs under (none for a plain path). The launcher
+lets a Python from another root serve, e.g. Debian's 3.14 on Debian 12
+(``scripts/debian_python.sh``, docs/python_versions.md)::
+
+    AZCOURSE_PYTHON_3_14="bwrap --bind /opt/python3.14-root / ... /usr/bin/python3.14"
+
+Paths under /tmp and this checkout must be the same inside the launcher as outside. A variable
+that is set but gives no working Python of its version fails the test instead of skipping it.
+
+``test_every_requirements_file_resolves_to_wheels``: requirements.txt, requirements-student.txt and
+each student bundle's requirements.txt resolve on PyPI, as binary wheels only, for each supported
+version (pip's ``--python-version``), to exactly their own pins: a pin without a wheel for one of
+them, or a dependency the file does not pin, fails. pip evaluates environment markers for the
+Python running it, not the target one, so a dependency only some other version needs is caught
+by the install test above on that version instead.
 """
-import glob
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
+from packaging.utils import canonicalize_name
 
-from autograder import build
+from autograder import build, bundle
 from autograder.grading_config import REPO_ROOT
 
-SUPPORTED = ("3.11", "3.12", "3.13")
+SUPPORTED = bundle.PYTHONS
 RUN_NOTEBOOKS = """
-import sys, nbformat
+import sys, time, nbformat
 from nbclient import NotebookClient
 for path in sys.argv[1:]:
+    started = time.monotonic()
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": %r}}).execute()
     errors = [o.ename + ": " + o.evalue for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
     assert not errors, (path, errors)
-    print("ran", path, "on", sys.version.split()[0])
+    print("ran", path, "on", sys.version.split()[0], "in %%.0f s" %% (time.monotonic() - started))
 """ % str(REPO_ROOT)
+INSTALLED = "import importlib.metadata as m, json; print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"
+NOT_PINNED = {"pip", "azul-alphazero-course"}  # the installer, and the project itself (editable)
 
 
-def interpreter(version: str) -> str | None:
-    """A python of `version` on this machine, or None."""
+def env_var(version: str) -> str:
+    return "AZCOURSE_PYTHON_" + version.replace(".", "_")
+
+
+def pins(path: Path) -> dict:
+    """{canonical name: version} of a requirements file's ``name==version`` lines."""
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    return {canonicalize_name(line.split("==")[0]): line.split("==")[1]
+            for line in lines if line and not line.startswith("#")}
+
+
+def interpreter(version: str) -> list[str] | None:
+    """A Python of `version` on this machine as a command prefix (launcher words, then the
+    interpreter), or None. Raises AssertionError when ``AZCOURSE_PYTHON_3_X`` is set but broken."""
+    probe = ["-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"]
+    if os.environ.get(env_var(version)):
+        command = shlex.split(os.environ[env_var(version)])
+        done = subprocess.run(command + probe, capture_output=True, text=True)
+        assert done.returncode == 0 and done.stdout.strip() == version, (
+            f"{env_var(version)}={os.environ[env_var(version)]!r} gives no Python {version}: "
+            f"{done.stdout.strip()} {done.stderr[-2000:]}")
+        return command
     found = shutil.which(f"python{version}")
-    candidates = ([found] if found else []) + sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python")))
-    for path in candidates:
-        done = subprocess.run([path, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"],
-                              capture_output=True, text=True)
+    candidates = ([found] if found else []) + sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python"))
+    for path in map(str, candidates):
+        done = subprocess.run([path, *probe], capture_output=True, text=True)
         if done.returncode == 0 and done.stdout.strip() == version:
-            return path
+            return [path]
     return None
+
+
+def not_found(version: str) -> str:
+    return (f"no Python {version} on this machine ({env_var(version)}, python{version} on PATH or "
+            f"~/.pyenv/versions/{version}.*; docs/python_versions.md)")
+
+
+def unpinned(installed: dict, pinned: dict) -> dict:
+    """{name: installed version} of what a venv holds beyond, or other than, the pins."""
+    return {name: version for name, version in ((canonicalize_name(n), v) for n, v in installed.items())
+            if name not in NOT_PINNED and pinned.get(name) != version}
+
+
+def test_the_stated_pythons_are_those_of_pyproject():
+    """The README, setup.sh, the requirements files and the bundles' README state the versions
+    that requires-python admits (a changed bound must change them all)."""
+    text = bundle.pythons_text()
+    assert f"On a fresh machine with Python {text}:" in (REPO_ROOT / "README.md").read_text()
+    low, high = (f"(3, {version.split('.')[1]})" for version in (SUPPORTED[0], SUPPORTED[-1]))
+    setup = (REPO_ROOT / "scripts" / "setup.sh").read_text()
+    assert setup.count(f"{low} <= sys.version_info[:2] <= {high}") == 2
+    assert f"for candidate in python3 {' '.join('python' + v for v in SUPPORTED)}; do" in setup
+    assert f"Python {text} is required" in setup
+    for name in ("requirements.txt", "requirements-student.txt"):
+        assert f"Python {text}" in (REPO_ROOT / name).read_text().split("\n", 1)[0], name
+    assert f"You need Python {text}." in bundle.bundle_files("ttt1_mcts")["ttt1_mcts/README.md"].decode()
 
 
 @pytest.mark.slow
@@ -49,19 +122,82 @@ def interpreter(version: str) -> str | None:
 def test_pins_install_and_notebooks_run(version, tmp_path):
     if "%d.%d" % sys.version_info[:2] == version:
         pytest.skip(f"Python {version} runs this whole suite")
-    python = interpreter(version)
-    if python is None:
-        pytest.skip(f"no Python {version} on this machine (python{version} on PATH or ~/.pyenv/versions/{version}.*)")
-    venv = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    command = interpreter(version)
+    if command is None:
+        pytest.skip(not_found(version))
+    launcher, venv = command[:-1], tmp_path / "venv"
+    started = time.monotonic()
+    subprocess.run(command + ["-m", "venv", str(venv)], check=True)
+    python = launcher + [str(venv / "bin" / "python")]
+    pip = python + ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run(pip + ["-r", str(REPO_ROOT / "requirements.txt")], check=True, timeout=1500)
     subprocess.run(pip + ["--no-deps", "-e", str(REPO_ROOT)], check=True, timeout=600)
+    installed_s = time.monotonic() - started
+    done = subprocess.run(python + ["-c", INSTALLED], capture_output=True, text=True, check=True)
+    assert unpinned(json.loads(done.stdout), pins(REPO_ROOT / "requirements.txt")) == {}
     notebooks = [str(REPO_ROOT / "solutions" / assignment / f"{name}.ipynb")
                  for assignment, names in build.ASSIGNMENTS.items() for name in names]
     env = {**os.environ, "NBGRADER_EXECUTION": "autograde", "MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu",
            "PYTHONPATH": ""}
-    done = subprocess.run([str(venv / "bin" / "python"), "-c", RUN_NOTEBOOKS, *notebooks], env=env,
-                          capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(python + ["-c", RUN_NOTEBOOKS, *notebooks], env=env, capture_output=True, text=True,
+                          timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.count(f"on {version}") == len(notebooks), done.stdout
+    size = subprocess.run(["du", "-sm", str(venv)], capture_output=True, text=True).stdout.split()[0]
+    print(f"Python {version}: install {installed_s:.0f} s, venv {size} MB, total {time.monotonic() - started:.0f} s\n"
+          + done.stdout)
+
+
+def test_unpinned_names_what_the_pins_lack():
+    pinned = {"numpy": "2.4.6", "setuptools": "84.2.1"}
+    assert unpinned({"numpy": "2.4.6", "pip": "26.3", "azul_alphazero_course": "0.1.0"}, pinned) == {}
+    assert unpinned({"NumPy": "2.4.5", "setuptools": "84.2.1", "wheel": "0.46"}, pinned) == {"numpy": "2.4.5",
+                                                                                               "wheel": "0.46"}
+
+
+def pypi_reachable() -> bool:
+    try:
+        with urllib.request.urlopen("https://pypi.org/simple/pip/", timeout=15):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def requirement_files(tmp_path_factory) -> dict:
+    """{label: path} of every requirements file of the pack, each bundle's written as it ships."""
+    folder = tmp_path_factory.mktemp("requirements")
+    files = {name: REPO_ROOT / name for name in ("requirements.txt", "requirements-student.txt")}
+    for assignment in build.ASSIGNMENTS:
+        path = folder / f"{assignment}.txt"
+        path.write_bytes(bundle.bundle_files(assignment)[f"{assignment}/requirements.txt"])
+        files[f"the {assignment} bundle's requirements.txt"] = path
+    return files
+
+
+def resolve(path: Path, version: str, report: Path) -> tuple[str, dict]:
+    """(pip's stderr if it failed, else ""; {name: version} it resolved) of a requirements file,
+    wheels only, for Python ``version``."""
+    # --isolated: PyPI as CI sees it, whatever index or wheel folder this machine's pip config adds
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--isolated", "--quiet", "--dry-run",
+                           "--ignore-installed", "--only-binary=:all:", "--python-version", version,
+                           "--report", str(report), "-r", str(path)], capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        return done.stderr[-3000:] or f"pip exited with {done.returncode}", {}
+    return "", {item["metadata"]["name"]: item["metadata"]["version"]
+                for item in json.loads(report.read_text())["install"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", SUPPORTED)
+def test_every_requirements_file_resolves_to_wheels(version, requirement_files, tmp_path):
+    if not pypi_reachable():
+        pytest.skip("PyPI is not reachable from this machine")
+    labels = list(requirement_files)
+    with ThreadPoolExecutor(3) as pool:  # pip waits on the network most of the time
+        results = pool.map(resolve, requirement_files.values(), [version] * len(labels),
+                           [tmp_path / f"report-{index}.json" for index in range(len(labels))])
+    for label, path, (failure, resolved) in zip(labels, requirement_files.values(), results):
+        assert failure == "", f"{label} on Python {version}: {failure}"
+        assert unpinned(resolved, pins(path)) == {}, f"{label} on Python {version}: resolved beyond its pins"
+        assert len(resolved) == len(pins(path)), label

@@ -1,36 +1,43 @@
 """The student bundle (``python -m autograder bundle``): exactly what a student receives, nothing secret,
-and it works on its own.
+and it works on its own, with the commands its README gives.
 
 Fast tests: the exact files of each bundle, no grader path, a clean leak scan, planted leaks caught
 (in temporary copies), ``requirements-student.txt`` pins equal to ``requirements.txt`` without the
-instructor's tools, ``validate.py``'s nbgrader semantics on prepared notebooks.
+instructor's tools, each bundle's requirements (what it imports and what that pulls in: no JAX for
+part 1), the zip entries' date, ``validate.py``'s nbgrader semantics on prepared notebooks and its
+silent kernel.
 
-The slow test installs the bundles as a student would: unzipped into an empty folder, a fresh venv
-of the Python running the suite, ``pip install -r requirements.txt`` from the bundle, nothing of this
-checkout on ``sys.path``. It completes each of the four release notebooks with the reference answers
-and runs ``validate.py`` on it (exit 0, success line) and on the blank release notebook (exit 1, every
-unfilled cell named): 169 s on 2 cores (the install is 30 to 40 s of it, with ``--no-compile``). The
-other supported Pythons are covered by ``test_python_versions`` (the same pins, the same notebooks);
-``AZCOURSE_BUNDLE_ALL_PYTHONS=1`` installs the bundles there too (about 3 minutes each).
+The slow test installs each bundle as a student would, typing its README's pip commands as given:
+unzipped into an empty folder, ``python3 -m venv .venv``, ``.venv/bin/pip install -r
+requirements.txt`` (``python3`` the Python under test, nothing of this checkout on ``sys.path``),
+``.venv/bin/jupyter lab <notebook>`` until it serves the notebook, then ``.venv/bin/python validate.py
+<notebook>`` on the blank release notebook (exit 1, every unfilled cell named) and on it completed
+with the reference answers (exit 0, success line, nothing on stderr). It runs on the suite's Python;
+``AZCOURSE_BUNDLE_ALL_PYTHONS=1`` runs it on every supported Python found (``test_python_versions``
+covers those with the same pins and notebooks anyway). Figures: docs/student_bundle.md.
 """
+import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from packaging.utils import canonicalize_name
-from test_python_versions import SUPPORTED, interpreter
+from test_python_versions import INSTALLED, SUPPORTED, interpreter, not_found, pins, unpinned
 
 from autograder import build, bundle, leaks
-
-ALL_PYTHONS = "AZCOURSE_BUNDLE_ALL_PYTHONS"  # set: the slow test installs the bundles on every Python found
 from autograder.grading_config import REPO_ROOT
 from azcourse import student_validate
+
+ALL_PYTHONS = "AZCOURSE_BUNDLE_ALL_PYTHONS"  # set: the slow test installs the bundles on every Python found
 
 ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy")
 COMMON = ["README.md", "environment.yml", "requirements.txt", "validate.py", "azcourse/__init__.py",
@@ -59,13 +66,12 @@ EXPECTED = {
                         for name in ("card.json", "params.msgpack")],
 }
 INSTRUCTOR_ONLY = {"nbgrader", "psycopg2-binary", "pytest", "hypothesis", "playwright", "alembic", "sqlalchemy",
-                   "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz"}
-
-
-def pins(path: Path) -> dict:
-    lines = [line.strip() for line in path.read_text().splitlines()]
-    return {canonicalize_name(line.split("==")[0]): line.split("==")[1]
-            for line in lines if line and not line.startswith("#")}
+                   "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz", "setuptools"}
+JAX = {"jax", "jaxlib", "flax", "optax", "orbax-checkpoint", "tensorstore"}
+NUMBA = {"numba", "llvmlite"}
+# Part 1 is numpy and matplotlib only; part 2 trains a Flax network with optax; part 3 loads Flax
+# checkpoints and runs the numba engine; part 4 trains a Flax ANET with optax.
+HEAVY = {"ttt1_mcts": set(), "ttt2_selfplay": JAX, "azul3_play": JAX | NUMBA, "hex4_onpolicy": JAX}
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +102,6 @@ def test_each_bundle_holds_exactly_what_its_notebook_needs(zips, assignment):
 def test_bundle_copies_are_the_committed_files(zips, assignment):
     files = zip_files(zips[assignment])
     sources = {f"{assignment}/{assignment}.ipynb": REPO_ROOT / "release" / assignment / f"{assignment}.ipynb",
-               f"{assignment}/requirements.txt": REPO_ROOT / "requirements-student.txt",
                f"{assignment}/validate.py": REPO_ROOT / "azcourse" / "student_validate.py"}
     sources.update({name: REPO_ROOT / name.split("/", 1)[1] for name in files
                     if name.endswith(".py") and not name.endswith("/validate.py")})
@@ -110,6 +115,31 @@ def test_zip_has_one_top_folder_and_the_same_inputs_give_the_same_bytes(zips, tm
             assert {name.split("/")[0] for name in archive.namelist()} == {assignment}
         again = bundle.write_bundle(assignment, tmp_path)
         assert again.read_bytes() == path.read_bytes(), assignment
+
+
+def dates(path: Path) -> set:
+    with zipfile.ZipFile(path) as archive:
+        return {info.date_time for info in archive.infolist()}
+
+
+def test_zip_entries_carry_the_commit_date_of_head(zips):
+    done = subprocess.run(["git", "-C", str(REPO_ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True,
+                          check=True)
+    commit = time.gmtime(int(done.stdout))
+    expected = (*commit[:5], commit.tm_sec // 2 * 2)  # zip times count in 2 s steps
+    assert commit.tm_year >= 2026
+    for path in zips.values():
+        assert dates(path) == {expected}, path.name
+
+
+def test_zip_date_follows_source_date_epoch_and_falls_back_without_git(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(1_790_000_000))  # 2026-09-21 14:13:20 UTC
+    assert dates(bundle.write_bundle("ttt1_mcts", tmp_path / "epoch")) == {(2026, 9, 21, 14, 13, 20)}
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    monkeypatch.setattr(bundle, "REPO_ROOT", tmp_path)  # an export of the sources: no .git
+    assert bundle.zip_date() == bundle.FALLBACK_DATE
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all
+    assert bundle.zip_date() == bundle.FALLBACK_DATE
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -202,15 +232,31 @@ def test_missing_release_and_unknown_assignment_are_clear_errors(tmp_path):
         bundle.bundle_files("ttt9")
 
 
+def readme_commands(readme: str, paragraph: str) -> list[str]:
+    """The lines of the first ```bash block after the README paragraph that starts with ``paragraph``."""
+    return readme.split(f"\n{paragraph}", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0].strip().splitlines()
+
+
 def test_readme_gives_each_route_and_how_to_validate(zips):
     text = zip_files(zips["azul3_play"])["azul3_play/README.md"].decode()
-    for route in ("**pip.**", "**conda.**", "**Colab.**", "**Check your work.**", "**Hand in**"):
-        assert route in text
-    assert "python validate.py azul3_play.ipynb" in text and "pip install -r requirements.txt" in text
-    colab = text.split("%pip install -q ")[1].split("`")[0].split()
-    assert "jax==0.10.2" in colab and not any(p.startswith(("jupyterlab", "ipykernel", "nbclient")) for p in colab)
+    for route in ("**pip**", "**conda**", "**Colab.**", "**Check your work.**", "**Hand in**"):
+        assert f"\n{route}" in text
+    assert readme_commands(text, "**pip**") == ["python3 -m venv .venv", ".venv/bin/pip install -r requirements.txt",
+                                                ".venv/bin/jupyter lab azul3_play.ipynb"]
+    assert readme_commands(text, "**conda**") == ["conda env create -f environment.yml", "conda activate azul3_play",
+                                                  "jupyter lab azul3_play.ipynb"]
+    assert readme_commands(text, "**Check your work.**") == [".venv/bin/python validate.py azul3_play.ipynb"]
+    assert "`python validate.py azul3_play.ipynb`" in text and "`!python validate.py azul3_play.ipynb`" in text
+    assert ".venv\\Scripts\\python validate.py azul3_play.ipynb" in text
+    colab = text.split("%pip install -q ")[1].split("\n")[0].split()
+    assert "jax==0.10.2" in colab and "numba==0.68.1" in colab
+    assert not any(pin.startswith(("jupyterlab", "ipykernel", "nbclient")) for pin in colab)
+    assert set(colab) <= set(zip_files(zips["azul3_play"])["azul3_play/requirements.txt"].decode().splitlines())
     env = zip_files(zips["azul3_play"])["azul3_play/environment.yml"].decode()
     assert "- -r requirements.txt" in env and "-e ." not in env
+    ttt1 = zip_files(zips["ttt1_mcts"])["ttt1_mcts/README.md"].decode()
+    assert ttt1.split("%pip install -q ")[1].split("\n")[0].split() == ["matplotlib==3.11.2", "networkx==3.6.1",
+                                                                        "numpy==2.4.6"]
 
 
 # ----------------------------------------------------------------------------- requirements-student.txt
@@ -222,35 +268,73 @@ def test_student_pins_equal_the_course_pins_without_the_instructor_tools():
     assert INSTRUCTOR_ONLY & set(student) == set()
 
 
-def test_student_pins_cover_every_import_of_what_ships(zips):
+def bundle_pins(zips, assignment) -> dict:
+    text = zip_files(zips[assignment])[f"{assignment}/requirements.txt"].decode()
+    return {canonicalize_name(line.split("==")[0]): line.split("==")[1] for line in text.splitlines()
+            if not line.startswith("#")}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_bundle_pins_part_of_the_student_pins_and_jax_only_where_it_is_imported(zips, assignment):
+    own, student = bundle_pins(zips, assignment), pins(REPO_ROOT / "requirements-student.txt")
+    assert {name: version for name, version in own.items() if student.get(name) != version} == {}
+    assert set(bundle.NOTEBOOK_TOOLS) <= set(own)
+    assert own.keys() & (JAX | NUMBA) == HEAVY[assignment]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_bundle_pins_cover_every_import_of_what_it_ships(zips, assignment):
     """Each third-party module imported by a shipped notebook, module or validate.py comes from a
-    package pinned in requirements-student.txt (dist names from this venv's installed metadata)."""
+    package pinned in that bundle's requirements.txt (dist names from this venv's installed metadata)."""
     import ast
     from importlib.metadata import packages_distributions
 
-    student = set(pins(REPO_ROOT / "requirements-student.txt"))
-    providers = packages_distributions()
-    missing = set()
-    for path in zips.values():
-        for name, content in zip_files(path).items():
-            package = "x"
-            if name.endswith(".py"):
-                sources = [content.decode()]
-                package = ".".join(name.split("/")[1:-1]) or "x"  # <assignment>/azcourse/hex/game.py: azcourse.hex
-            elif name.endswith(".ipynb"):
-                sources = [bundle.cell_code(c.source) for c in nbformat.reads(content.decode(), as_version=4).cells
-                           if c.cell_type == "code"]
-            else:
-                continue
-            for source in sources:
-                for imported in bundle.imported_names(ast.parse(source), package):
-                    top = imported.split(".")[0]
-                    if top in sys.stdlib_module_names or top in ("x", "azcourse", "Azul_Simulator", "Azul_Visuals"):
-                        continue
-                    dists = {canonicalize_name(d) for d in providers.get(top, [])}
-                    if not dists & student:
-                        missing.add((name, top))
+    own, providers, missing = set(bundle_pins(zips, assignment)), packages_distributions(), set()
+    for name, content in zip_files(zips[assignment]).items():
+        package = "x"
+        if name.endswith(".py"):
+            sources = [content.decode()]
+            package = ".".join(name.split("/")[1:-1]) or "x"  # <assignment>/azcourse/hex/game.py: azcourse.hex
+        elif name.endswith(".ipynb"):
+            sources = [bundle.cell_code(c.source) for c in nbformat.reads(content.decode(), as_version=4).cells
+                       if c.cell_type == "code"]
+        else:
+            continue
+        for source in sources:
+            for imported in bundle.imported_names(ast.parse(source), package):
+                top = imported.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("x", "azcourse", "Azul_Simulator", "Azul_Visuals"):
+                    continue
+                if not {canonicalize_name(d) for d in providers.get(top, [])} & own:
+                    missing.add((name, top))
     assert missing == set()
+
+
+def student_copy(tmp_path, monkeypatch, edit) -> None:
+    """Bundles read a copy of requirements-student.txt with ``edit`` applied to its lines."""
+    lines = (REPO_ROOT / "requirements-student.txt").read_text().splitlines()
+    (tmp_path / "student.txt").write_text("\n".join(edit(lines)) + "\n")
+    monkeypatch.setattr(bundle, "STUDENT_REQUIREMENTS", tmp_path / "student.txt")
+
+
+def test_an_import_or_a_dependency_without_a_student_pin_is_refused(tmp_path, monkeypatch):
+    student_copy(tmp_path, monkeypatch, lambda lines: [line for line in lines if not line.startswith("networkx==")])
+    with pytest.raises(bundle.BundleError, match=r"pins no networkx \(imported by azcourse/tictactoe/tree_plots.py\)"):
+        bundle.bundle_files("ttt1_mcts")
+    student_copy(tmp_path, monkeypatch, lambda lines: [line for line in lines if not line.startswith("jaxlib==")])
+    assert "jaxlib" not in bundle.bundle_files("ttt1_mcts")["ttt1_mcts/requirements.txt"].decode()
+    with pytest.raises(bundle.BundleError, match="jax needs jaxlib, which requirements-student.txt does not pin"):
+        bundle.bundle_files("ttt2_selfplay")
+
+
+def test_a_pin_other_than_the_installed_version_is_refused(tmp_path, monkeypatch):
+    student_copy(tmp_path, monkeypatch, lambda lines: [line.replace("numpy==2.4.6", "numpy==2.4.5") for line in lines])
+    with pytest.raises(bundle.BundleError, match="numpy 2.4.6 is installed but 2.4.5 pinned: run scripts/setup.sh"):
+        bundle.bundle_files("ttt1_mcts")
+    student_copy(tmp_path, monkeypatch, lambda lines: lines + ["azcourse-absent==1.0"])
+    monkeypatch.setattr(bundle, "NOTEBOOK_TOOLS", (*bundle.NOTEBOOK_TOOLS, "azcourse-absent"))
+    with pytest.raises(bundle.BundleError, match="azcourse-absent is not installed but 1.0 pinned"):
+        bundle.bundle_files("ttt1_mcts")
 
 
 # ----------------------------------------------------------------------------- validate.py semantics
@@ -305,6 +389,38 @@ def test_validate_cannot_read_is_exit_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_validate_prints_nothing_on_stderr_and_leaves_no_kernel(tmp_path, capfd):
+    """The kernel's own stderr is this process's: ipykernel's warning about unencrypted TCP must not
+    reach the student (the kernel gets CurveZMQ keys), and the kernel is shut down before the end."""
+    import psutil
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import os\nprint(os.getpid())")])
+    nbformat.write(nb, tmp_path / "small.ipynb")
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    assert student_validate.main([str(tmp_path / "small.ipynb")]) == 0
+    assert [child for child in psutil.Process().children(recursive=True) if child.pid not in before] == []
+    out, err = capfd.readouterr()
+    assert out.endswith(student_validate.SUCCESS + "\n") and err == ""
+
+
+def test_a_progress_bar_starts_no_resource_tracker_in_the_kernel():
+    """Where processes do not fork (Python 3.14 on Linux, macOS), a multiprocessing lock starts the
+    resource tracker, a kernel child that ignores SIGTERM: ipykernel's shutdown then signals it for
+    about 30 s, and a validate.py that stops waiting prints its "leaked semaphore" warning. The
+    shipped progress bars (parts 2 to 4) take a thread lock; forkserver is forced here so that any
+    Python behaves as 3.14 does."""
+    from nbclient import NotebookClient
+
+    code = ("import multiprocessing as mp, multiprocessing.resource_tracker as tracker\n"
+            "mp.set_start_method('forkserver', force=True)\n"
+            "from azcourse.progress import progress\n"
+            "for _ in progress(range(3), desc='x'):\n    pass\n"
+            "print(tracker._resource_tracker._pid)")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(REPO_ROOT)}}).execute()
+    assert [o.text for o in nb.cells[0].outputs if o.output_type == "stream" and o.name == "stdout"] == ["None\n"]
+
+
 # ----------------------------------------------------------------------------- as a student installs it
 
 def completed(release_nb: Path, solution_nb: Path, target: Path) -> None:
@@ -326,60 +442,93 @@ def solution_cells(notebook: Path) -> list[str]:
             if c.metadata.get("nbgrader", {}).get("solution")]
 
 
+def lab_serves(command: list[str], folder: Path, env: dict, log: Path, notebook: str) -> dict:
+    """Start ``jupyter lab`` as typed, wait until it serves (120 s at most), ask it for ``notebook``
+    through its REST API with the token it printed, stop it; the answer (or the log, if none)."""
+    with open(log, "w") as out:
+        server = subprocess.Popen(command, cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and server.poll() is None and "is running at" not in log.read_text():
+            time.sleep(0.5)
+        url = re.search(r"(http://127\.0\.0\.1:\d+/)lab\?token=(\w+)", log.read_text())
+        if url is None:
+            return {"log": log.read_text()[-3000:]}
+        with urllib.request.urlopen(f"{url[1]}api/contents/{notebook}?token={url[2]}", timeout=60) as answer:
+            return json.load(answer)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+        server.wait(60)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("version", SUPPORTED)
-def test_bundle_installs_and_validates_in_a_fresh_venv(version, zips, tmp_path):
+def test_bundle_readme_commands_work_as_typed_in_an_empty_folder(version, zips, tmp_path):
     current = version == "%d.%d" % sys.version_info[:2]
     if not current and not os.environ.get(ALL_PYTHONS):
         pytest.skip(f"test_python_versions installs the same pins and runs the same notebooks on Python {version}; "
                     f"set {ALL_PYTHONS}=1 to install the bundles there too")
-    python = sys.executable if current else interpreter(version)
-    if python is None:
-        pytest.skip(f"no Python {version} on this machine (python{version} on PATH or ~/.pyenv/versions/{version}.*)")
-    started = time.monotonic()
-    folders = {}
+    command = [sys.executable] if current else interpreter(version)
+    if command is None:
+        pytest.skip(not_found(version))
+    launcher = command[:-1]  # e.g. bwrap into a Debian root (test_python_versions); every command runs under it
+    # `python3` in the README is the Python under test: first on PATH
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").write_text(f'#!/bin/sh\nexec {command[-1]} "$@"\n')
+    (tmp_path / "bin" / "python3").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": "", "PATH": os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter"), "JUPYTER_DATA_DIR": str(tmp_path / "jupyter"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter" / "runtime"),
+           # not the student's: byte-compiling every installed module would triple each install (105 s
+           # instead of 30 s on 2 cores), and the kernel compiles what it imports anyway
+           "PIP_COMPILE": "0"}
+    for name in ("VIRTUAL_ENV", "MPLBACKEND", "NBGRADER_EXECUTION"):
+        env.pop(name, None)
+    if os.geteuid() == 0:  # a student is not root; Jupyter refuses root unless told
+        (tmp_path / "jupyter").mkdir()
+        (tmp_path / "jupyter" / "jupyter_server_config.json").write_text('{"ServerApp": {"allow_root": true}}')
+    typed = lambda line, folder, timeout=1500: subprocess.run(launcher + ["bash", "-c", line], cwd=folder, env=env,  # noqa: E731
+                                                              capture_output=True, text=True, timeout=timeout)
+    report = []
     for assignment, path in zips.items():
-        target = tmp_path / "student" / assignment
-        target.parent.mkdir(exist_ok=True)
+        started = time.monotonic()
         with zipfile.ZipFile(path) as archive:
-            archive.extractall(target.parent)
-        folders[assignment] = target
-    assert sorted(p.name for p in (tmp_path / "student").iterdir()) == sorted(ASSIGNMENTS)
-    venv = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    venv_python = str(venv / "bin" / "python")
-    env = {**os.environ, "PYTHONPATH": "", "MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu",
-           "NBGRADER_EXECUTION": "autograde", "PATH": os.pathsep.join([str(venv / "bin"), os.environ["PATH"]])}
-    env.pop("VIRTUAL_ENV", None)
-    run = lambda args, cwd, timeout=900: subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,  # noqa: E731
-                                                        timeout=timeout)
-    # the bundles ship the same requirements: one install serves them all
-    assert len({(folder / "requirements.txt").read_bytes() for folder in folders.values()}) == 1
-    # --no-compile: byte-compiling every installed module would triple the install (105 s instead of
-    # 30 s on 2 cores); the kernel compiles what it imports anyway
-    done = run([venv_python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-                "-r", "requirements.txt"], folders["ttt1_mcts"], 1500)
-    assert done.returncode == 0, done.stderr[-3000:]
-    installed_s = time.monotonic() - started
-    done = run([venv_python, "-c", "import nbgrader"], folders["ttt1_mcts"])
-    assert done.returncode != 0 and "No module named 'nbgrader'" in done.stderr
-    probe = "import sys, {0}; assert {0}.__file__.startswith(sys.argv[1]), {0}.__file__; print('ok')"
-    for assignment, module in (("ttt1_mcts", "azcourse.tictactoe.tree_plots"),
-                               ("ttt2_selfplay", "azcourse.tictactoe.fast_inference"),
-                               ("azul3_play", "azcourse.azul.terminal"),
-                               ("hex4_onpolicy", "azcourse.hex.checkpoints")):
-        done = run([venv_python, "-c", probe.format(module), str(folders[assignment])], folders[assignment])
-        assert done.stdout.strip() == "ok", done.stderr[-3000:]
-    for assignment in ASSIGNMENTS:
-        folder = folders[assignment]
-        notebook = f"{assignment}.ipynb"
-        completed(folder / notebook, REPO_ROOT / "solutions" / assignment / notebook, folder / f"done_{notebook}")
-        done = run([venv_python, "validate.py", f"done_{notebook}"], folder)
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
-        assert done.stdout.strip().endswith(student_validate.SUCCESS)
-        done = run([venv_python, "validate.py", notebook], folder)
+            archive.extractall(tmp_path / assignment)
+        folder, notebook = tmp_path / assignment / assignment, f"{assignment}.ipynb"
+        readme = (folder / "README.md").read_text()
+        venv_line, install_line, lab_line = readme_commands(readme, "**pip**")
+        (validate_line,) = readme_commands(readme, "**Check your work.**")
+        python = launcher + [str(folder / ".venv" / "bin" / "python")]
+        listing = lambda: {canonicalize_name(name): version for name, version in json.loads(  # noqa: E731
+            subprocess.run(python + ["-c", INSTALLED], capture_output=True, text=True, check=True).stdout).items()}
+        done = typed(venv_line, folder)
+        assert done.returncode == 0, (venv_line, done.stderr[-3000:])
+        fresh = listing()  # pip, and setuptools on 3.11
+        done = typed(install_line, folder)
+        assert done.returncode == 0, (install_line, done.stderr[-3000:])
+        installed_s, installed, pinned = time.monotonic() - started, listing(), pins(folder / "requirements.txt")
+        assert unpinned({name: v for name, v in installed.items() if fresh.get(name) != v}, pinned) == {}
+        assert {name: v for name, v in pinned.items() if installed.get(name) != v} == {}
+        assert installed.keys() & (JAX | NUMBA) == HEAVY[assignment]
+        probe = "import sys, azcourse; assert azcourse.__file__.startswith(sys.argv[1]), azcourse.__file__"
+        done = subprocess.run(python + ["-c", probe, str(folder)], cwd=folder, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-3000:]
+        served = lab_serves(launcher + ["bash", "-c", lab_line], folder, env, tmp_path / f"lab-{assignment}.log",
+                            notebook)
+        assert served.get("type") == "notebook" and served["content"]["cells"], served.get("log")
+        done = typed(validate_line, folder, 900)  # the blank release notebook
         assert done.returncode == 1, done.stdout[-4000:] + done.stderr[-3000:]
         assert "VALIDATION FAILED" in done.stdout
         for grade_id in solution_cells(folder / notebook):
             assert f"  {grade_id}: no answer yet" in done.stdout, (grade_id, done.stdout)
-    print(f"Python {version}: install {installed_s:.0f} s, total {time.monotonic() - started:.0f} s")
+        completed(folder / notebook, REPO_ROOT / "solutions" / assignment / notebook, folder / notebook)
+        done = typed(validate_line, folder, 900)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
+        assert done.stdout.strip().endswith(student_validate.SUCCESS)
+        assert done.stderr == ""
+        size = subprocess.run(["du", "-sm", str(folder / ".venv")], capture_output=True, text=True).stdout.split()[0]
+        report.append(f"{assignment}: install {installed_s:.0f} s, venv {size} MB (not byte-compiled), "
+                      f"{len(installed)} packages, all {time.monotonic() - started:.0f} s")
+    print(f"Python {version}:\n  " + "\n  ".join(report))
