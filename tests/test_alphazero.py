@@ -346,9 +346,17 @@ def test_unknown_or_malformed_keys_are_refused_with_the_known_ones(tmp_path):
     assert load_config(tmp_path / "again.toml") == shipped
 
 
-def test_the_othello_config_uses_only_known_keys():
-    config = load_config(ROOT / "configs" / "othello6.toml")
-    assert config.game == "othello6" and config.channels == (32, 32)
+def test_the_othello_and_tak_configs_use_only_known_keys_and_match_their_shipped_runs():
+    import json
+
+    for name in ("othello6", "tak3"):
+        config = load_config(ROOT / "configs" / f"{name}.toml")
+        assert config.game == name and config.channels == () and config.hidden == (256, 256)
+        card = ROOT / "ckpts" / name / "best" / "card.json"
+        if card.is_file():  # the shipped run was trained by this very config
+            trained = json.loads(card.read_text())["training"]["config"]
+            assert {k: v for k, v in trained.items()} == {k: (list(v) if isinstance(v, tuple) else v)
+                                                         for k, v in config.__dict__.items()}
 
 
 def test_every_key_is_explained_in_the_tictactoe_config():
