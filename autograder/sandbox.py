@@ -245,8 +245,7 @@ def fill_jax_cache(folder: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="azsandbox-reference-") as reports:
         for path in jax_cache.reference_notebooks():
             assignment, notebook = path.parent.name, path.stem
-            grader = SandboxExecute(timeout=600, notebook_timeout=3600, report_directory=reports,
-                                    jax_cache_fill=str(folder))
+            grader = SandboxExecute(timeout=600, report_directory=reports, jax_cache_fill=str(folder))
             grader.preprocess(nbformat.read(path, as_version=4),
                               {"nbgrader": {"student": "reference", "assignment": assignment, "notebook": notebook}})
             report = json.loads((Path(reports) / assignment / "reference" / f"{notebook}.json").read_text())

@@ -19,7 +19,6 @@ import pytest
 import nbformat
 
 from autograder import corpus, grading_config, leaks, pipeline, sandbox
-from autograder.sandbox import warm_jax_cache
 from autograder.assignments.ttt1_mcts import examples as ttt1_examples
 from autograder.grading_config import REPO_ROOT
 
@@ -48,7 +47,7 @@ def graded(tmp_path_factory):
     broken.parent.mkdir(parents=True)
     broken.write_text('{"cells": [')
     started = time.monotonic()
-    warm_jax_cache()  # as the first JAX submission would (built once per version of the sources)
+    sandbox.warm_jax_cache()  # as the first JAX submission would (built once per version of the sources)
     print(f"\nJAX compilation cache ready after {time.monotonic() - started:.0f} s")
     started = time.monotonic()
     results = pipeline.autograde(course, jobs=os.cpu_count())
