@@ -30,6 +30,14 @@ SQLITE_BUSY_TIMEOUT = 300
 # that run a tiny budget when NBGRADER_EXECUTION is set.
 CELL_TIMEOUT = 120
 NOTEBOOK_TIMEOUT = 1200
+# Per grade_id. Locked heavy cells (training, evaluation) run a small budget under NBGRADER_EXECUTION;
+# they get more room than a student's cell all the same (part 2's loops and matches, part 4's
+# on-policy training, which runs the student's search and train_step). Part 4's policy_loss test
+# compiles the student's loss for eight shapes (3-14 s on a busy machine, 2-4 s with the JAX cache):
+# 60 s bounds what a loss that makes XLA compile something huge costs (a "compile bomb"; part 4's
+# training cell runs only once train_step, and so policy_loss, passed its visible test).
+CELL_TIMEOUTS = {"alphazero_loop": 300, "direct_training": 300, "evaluation": 300, "training": 300,
+                 "test_policy_loss": 60}
 
 
 def sqlite_url(path) -> str:
@@ -58,11 +66,7 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
         c.Execute.timeout = CELL_TIMEOUT
     c.SandboxExecute.timeout = c.Execute.timeout
     c.SandboxExecute.notebook_timeout = NOTEBOOK_TIMEOUT
-    # Locked heavy cells (training, evaluation) run a small budget under NBGRADER_EXECUTION;
-    # they get more room than a student's cell all the same (part 2's loops and matches, part 4's
-    # on-policy training, which runs the student's search and train_step).
-    c.SandboxExecute.cell_timeouts = {"alphazero_loop": 300, "direct_training": 300, "evaluation": 300,
-                                      "training": 300}
+    c.SandboxExecute.cell_timeouts = dict(CELL_TIMEOUTS)
     c.SandboxExecute.report_directory = str(report_directory)
     c.Autograde.autograde_preprocessors = [SandboxExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]

@@ -11,7 +11,8 @@ Every sandboxed command (a kernel, or the numba warm-up) starts as
   share a uid with anybody.
 - **Files**: an empty root; read-only /usr, /etc, /lib*, the Python installation, the virtual
   environment at /opt/venv, a copy of the course modules (engine, visuals, azcourse, ckpts) at
-  /opt/course, the probe library at /opt/agprobe; private /dev, /proc, /tmp and /dev/shm; the
+  /opt/course, the probe library at /opt/agprobe, the grader's JAX compilation cache at
+  /opt/jaxcache (JAX notebooks; ``autograder.jax_cache``); private /dev, /proc, /tmp and /dev/shm; the
   scratch folder at /sandbox, the only writable place the grader can see. No sources,
   solutions, hidden tests, gradebook, grader package or other student is in it.
 - **Lifetime**: the pid namespace dies with its first process, and ``--die-with-parent`` kills
@@ -46,6 +47,7 @@ SCRATCH_INSIDE = "/sandbox"
 LIB_INSIDE = "/opt/agprobe"
 COURSE_INSIDE = "/opt/course"
 VENV_INSIDE = "/opt/venv"
+JAX_CACHE_INSIDE = "/opt/jaxcache"
 INSIDE_UID = 1000                 # the sandbox's uid as it sees itself (user-namespace mode)
 ROOT_UID_BASE = 61000             # root grader: slot i runs as uid ROOT_UID_BASE + i
 SLOTS = 64
@@ -390,12 +392,16 @@ def sandbox_env(extra: dict | None = None) -> dict:
 class Sandbox:
     """How to start commands in one submission's sandbox.
 
-    `scratch` (host folder) is bound read-write at /sandbox, `library` read-only at /opt/agprobe;
-    `slot` gives the CPU (and, as root, the uid).
+    `scratch` (host folder) is bound read-write at /sandbox, `library` read-only at /opt/agprobe,
+    `jax_cache` (a folder, optional) at /opt/jaxcache: read-only, unless `jax_cache_writable` (only
+    the grader's own runs of the reference solution fill a cache); `slot` gives the CPU (and, as
+    root, the uid).
     """
 
-    def __init__(self, scratch: Path, library: Path, slot: Slot, limits: Limits):
+    def __init__(self, scratch: Path, library: Path, slot: Slot, limits: Limits, jax_cache: Path | None = None,
+                 jax_cache_writable: bool = False):
         self.scratch, self.library, self.slot, self.limits = Path(scratch), Path(library), slot, limits
+        self.jax_cache, self.jax_cache_writable = jax_cache, jax_cache_writable
         self.venv = sys.prefix != sys.base_prefix
         self.base_python = os.path.realpath(sys.executable)
         self.python = f"{VENV_INSIDE}/bin/python" if self.venv else self.base_python
@@ -435,6 +441,8 @@ class Sandbox:
                      "--dir", f"{VENV_INSIDE}/bin", "--symlink", self.base_python, self.python]
             if os.path.isdir(f"{venv}/lib64"):
                 args += ["--symlink", "lib", f"{VENV_INSIDE}/lib64"]
+        if self.jax_cache is not None:
+            args += ["--bind" if self.jax_cache_writable else "--ro-bind", str(self.jax_cache), JAX_CACHE_INSIDE]
         args += ["--ro-bind", str(self.course), COURSE_INSIDE, "--ro-bind", str(self.library), LIB_INSIDE,
                  "--bind", str(self.scratch), SCRATCH_INSIDE, "--chdir", SCRATCH_INSIDE,
                  "--dev", "/dev", "--proc", "/proc",

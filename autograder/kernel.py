@@ -505,8 +505,10 @@ def run_cells(nb, outcomes: dict, sandbox, env: dict, scratch: Path, budget: Bud
                         if deadline - time.monotonic() <= 1:
                             raise _BudgetExceeded from None
                         if isinstance(exc, CellTimeoutError):
-                            problem = f"the cell did not finish within {client.timeout} s (infinite loop, or too slow)"
-                            flags.append(f"timeout in cell {index} ({_cell_name(cell)})")
+                            problem = (f"compilation or execution took longer than {client.timeout} s (an infinite "
+                                       "loop, or code too slow to compile or run)")
+                            flags.append(f"timeout in cell {index} ({_cell_name(cell)}): compilation or execution "
+                                         f"took longer than {client.timeout} s")
                         else:
                             why = km.guard.reason if km.guard is not None and km.guard.reason else \
                                 "os._exit, a crash, or out of memory"

@@ -31,7 +31,7 @@ import nbformat
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Bool, Dict, Integer, Unicode
 
-from . import audit, code_scan, isolation, numba_cache
+from . import audit, code_scan, isolation, jax_cache, numba_cache
 from .isolation import Limits
 from .kernel import Budget, CellOutcome, run_cells
 from .probes import build_probe_library, judge, probe_outputs
@@ -63,6 +63,10 @@ class SandboxExecute(NbGraderPreprocessor):
     report_directory = Unicode("", help="where per-notebook JSON reports go ('' = none)").tag(config=True)
     warm_numba = Bool(True, help="start each kernel with a copy of the grader's compiled numba cache").tag(
         config=True)
+    warm_jax = Bool(True, help="give the kernels of JAX notebooks the grader's JAX compilation cache, "
+                               "read-only").tag(config=True)
+    # Not configurable: only the grader's own runs of the reference solution (fill_jax_cache) set it.
+    jax_cache_fill = Unicode("", help="a folder to fill as the kernel's JAX compilation cache (writable)")
     memory_limit = Integer(Limits.memory, help="bytes of resident memory for a whole sandbox").tag(
         config=True)
     process_limit = Integer(Limits.nproc, help="processes and threads in a sandbox").tag(config=True)
@@ -134,9 +138,13 @@ class SandboxExecute(NbGraderPreprocessor):
                                   "MPLCONFIGDIR": str(scratch / ".config" / "matplotlib"),
                                   "NUMBA_CACHE_DIR": str(scratch / ".cache" / "numba")}
         else:
-            sandbox = isolation.Sandbox(scratch, lib, slot, self._limits())
+            jax_folder = self._jax_cache(executed)
+            writable = bool(self.jax_cache_fill)
+            sandbox = isolation.Sandbox(scratch, lib, slot, self._limits(), jax_folder, writable)
             sandbox.hand_over(scratch / ".probe")
-            env = isolation.sandbox_env()
+            if writable:
+                sandbox.hand_over(jax_folder)
+            env = isolation.sandbox_env(jax_cache.kernel_env(writable) if jax_folder else None)
             if self.warm_numba and numba_cache.uses_numba(executed):  # spares the engine's compilation
                 try:
                     numba_cache.seed(scratch / ".cache", sandbox)
@@ -148,6 +156,19 @@ class SandboxExecute(NbGraderPreprocessor):
                 nb.cells[index].outputs = cell.outputs
                 nb.cells[index].execution_count = cell.get("execution_count")
         return outcomes, calls
+
+    def _jax_cache(self, nb) -> Path | None:
+        """The JAX cache folder for this notebook's sandbox: the one to fill, the grader's warm cache
+        (built first if needed) for a JAX notebook, or None."""
+        if self.jax_cache_fill:
+            return Path(self.jax_cache_fill)
+        if not (self.warm_jax and jax_cache.uses_jax(nb)):
+            return None
+        try:
+            return warm_jax_cache()
+        except Exception as exc:  # slower grading, never a lost grade
+            self.log.warning("grading without the JAX compilation cache: %s", exc)
+            return None
 
     # -- verdicts
     def _apply_verdicts(self, nb, outcomes, calls, scratch: Path, report) -> list[str]:
@@ -211,3 +232,24 @@ def error_reason(error) -> str:
         reason += f" (in: {failing[-1].strip()[:200]})"
     return reason
 
+
+def warm_jax_cache() -> Path:
+    """The grader's JAX compilation cache of the current sources (``fill_jax_cache`` builds it once)."""
+    return jax_cache.warm_cache_dir(fill_jax_cache)
+
+
+def fill_jax_cache(folder: Path) -> None:
+    """Grade the source notebook (reference solution and hidden tests) of every JAX assignment in a
+    sandbox whose JAX writes each program it compiles into `folder`; RuntimeError unless every graded
+    cell passes (the cache must come from the same runs as a correct submission's grading)."""
+    with tempfile.TemporaryDirectory(prefix="azsandbox-reference-") as reports:
+        for path in jax_cache.reference_notebooks():
+            assignment, notebook = path.parent.name, path.stem
+            grader = SandboxExecute(timeout=600, report_directory=reports, jax_cache_fill=str(folder))
+            grader.preprocess(nbformat.read(path, as_version=4),
+                              {"nbgrader": {"student": "reference", "assignment": assignment, "notebook": notebook}})
+            report = json.loads((Path(reports) / assignment / "reference" / f"{notebook}.json").read_text())
+            failed = {name: cell["reason"] for name, cell in report["cells"].items() if not cell["passed"]}
+            if failed:
+                raise RuntimeError(f"the reference solution of {assignment} failed while filling the JAX cache: "
+                                   f"{failed}")

@@ -40,6 +40,26 @@ def play_game(agent_1, agent_2, size, show_moves=False):
     return 1
 '''
 
+# A correct loss that first makes XLA compile a program of 20,000 operations (a Python loop unrolled inside
+# jax.jit), anew for every shape: minutes of compilation per call (1,000 iterations take 7 s, 4,000 take
+# 67 s). The policy_loss test cell's 60 s budget stops it; without the visible test passed, the training
+# cell does not run it again.
+COMPILE_BOMB = """
+_correct_policy_loss = policy_loss
+
+
+@jax.jit
+def _unrolled(a):
+    for _ in range(10_000):
+        a = jnp.sin(a) + a
+    return a
+
+
+def policy_loss(logits, x, target):
+    _unrolled(target)
+    return _correct_policy_loss(logits, x, target)
+"""
+
 
 def cases() -> list[Case]:
     return [
@@ -53,4 +73,7 @@ def cases() -> list[Case]:
         # Hostile: play_game (a provided function) replaced so that the visible TOPP tests pass without a game
         # being played; the hidden judge compares the table with the games the grader's agents really play.
         simple("forged_games", "hex4_onpolicy", HEX4 - {"test_topp"}, extra={"topp": FORGED_PLAY_GAME}),
+        # Hostile or hapless: a loss whose compilation never ends costs its own points only, within minutes.
+        simple("compile_bomb", "hex4_onpolicy", HEX4 - {"test_policy_loss"}, extra={"policy_loss": COMPILE_BOMB},
+               flags=["(test_policy_loss): compilation or execution took longer than 60 s"]),
     ]
