@@ -789,7 +789,7 @@ def test_search_agents_take_a_road_in_one_and_beat_random(opponent):
                          lambda rng: make_opponent("random", Tak(3), rng), games=6, seed=3, progress=False)
     assert summary.wins >= 5, summary.text()
     with pytest.raises(ValueError, match="unknown Tak opponent"):
-        make_opponent("alphatak", game, np.random.default_rng(0))
+        make_opponent("alphazero", game, np.random.default_rng(0))
 
 
 def run_cli(stdin, *args):
@@ -818,7 +818,7 @@ def test_play_py_tak_options():
     proc = run_cli("", "--size", "7")
     assert proc.returncode == 2 and "must be from 3 to 6, got 7" in proc.stderr
     proc = run_cli("", "--help")
-    assert proc.returncode == 0 and "--opponent {random,uct,mcts}" in proc.stdout
+    assert proc.returncode == 0 and "--opponent {random,uct,mcts,alphatak}" in proc.stdout
     proc = run_cli("", "--second", "--opponent", "uct", "--simulations", "30", "--seed", "1")
     assert proc.returncode == 0 and proc.stdout.splitlines()[0].startswith("You play Black (player 2) against uct.")
     assert proc.stdout.splitlines()[2].startswith("uct plays ") and "End of input." in proc.stdout

@@ -81,8 +81,8 @@ def alphatak_agent(game: Tak, rng: np.random.Generator, simulations: int, source
 OPPONENTS: dict[str, Callable] = {
     "random": lambda game, rng, simulations: make_agent("random", game, rng),
     "uct": lambda game, rng, simulations: make_agent("uct", game, rng, simulations),
-    "alphatak": lambda game, rng, simulations, source=None: alphatak_agent(game, rng, simulations, source),
     "mcts": report_mcts_agent,
+    "alphatak": lambda game, rng, simulations, source=None: alphatak_agent(game, rng, simulations, source),
 }
 
 
