@@ -51,28 +51,39 @@ def _ttt(args: argparse.Namespace) -> int:
                         echo=not sys.stdin.isatty()).run()
 
 
-def _hex(args: argparse.Namespace) -> int:
-    """``play.py hex``: a person against random, UCT, or (once one is shipped) a trained policy."""
+def _match(command: str, args: argparse.Namespace, game, build, move_help: str, names) -> int:
+    """A person against the agent ``build(rng)`` in the generic terminal (``azcourse.core.terminal``),
+    seeded by ``--seed``; an agent whose trained network is not shipped is refused in one line (2)."""
     import numpy as np
 
-    from azcourse.core.agents import PolicyUnavailable, make_agent
-    from azcourse.hex.checkpoints import shipped_policy
-    from azcourse.hex.game import Hex
-    from azcourse.hex.game import PLAYER_NAMES
+    from azcourse.core.agents import PolicyUnavailable
     from azcourse.core.terminal import TerminalMatch
 
-    game = Hex(args.size)
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
     try:
-        policy = shipped_policy(game) if args.opponent in ("anet", "mcts") else None
-        agent = make_agent(args.opponent, game, np.random.default_rng(seed), args.simulations, policy)
+        agent = build(np.random.default_rng(seed))
     except PolicyUnavailable as problem:
-        print(f"play.py hex: {problem}", file=sys.stderr)
+        print(f"play.py {command}: {problem}", file=sys.stderr)
         return 2
+    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=names,
+                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+
+
+def _hex(args: argparse.Namespace) -> int:
+    """``play.py hex``: a person against random, UCT, or (once one is shipped) a trained policy."""
+    from azcourse.core.agents import make_agent
+    from azcourse.hex.checkpoints import shipped_policy
+    from azcourse.hex.game import PLAYER_NAMES, Hex
+
+    game = Hex(args.size)
+
+    def build(rng):
+        policy = shipped_policy(game) if args.opponent in ("anet", "mcts") else None
+        return make_agent(args.opponent, game, rng, args.simulations, policy)
+
     move_help = (f"Type a cell as column letter and row number (c3) or as row,column (3,3); "
                  f"columns a-{'abcdefgh'[args.size - 1]}, rows 1-{args.size}.")
-    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
-                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+    return _match("hex", args, game, build, move_help, PLAYER_NAMES)
 
 
 def _hex_size(text: str) -> int:
@@ -84,48 +95,28 @@ def _hex_size(text: str) -> int:
 
 def _othello(args: argparse.Namespace) -> int:
     """``play.py othello``: a person against one of ``azcourse.othello.agents.OPPONENTS``."""
-    import numpy as np
-
-    from azcourse.core.agents import PolicyUnavailable
-    from azcourse.core.terminal import TerminalMatch
     from azcourse.othello.agents import make_opponent
     from azcourse.othello.game import PLAYER_NAMES, Othello
 
     game = Othello(args.size)
-    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
-    try:
-        agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
-    except PolicyUnavailable as problem:
-        print(f"play.py othello: {problem}", file=sys.stderr)
-        return 2
     move_help = (f"Type a square as column letter and row number (c4; columns a-{'abcdefgh'[args.size - 1]}, "
                  f"rows 1-{args.size}), or pass when you have no move; * marks your legal moves.")
-    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
-                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+    return _match("othello", args, game, lambda rng: make_opponent(args.opponent, game, rng, args.simulations),
+                  move_help, PLAYER_NAMES)
 
 
 def _tak(args: argparse.Namespace) -> int:
     """``play.py tak``: a person against one of ``azcourse.tak.agents.OPPONENTS``."""
-    import numpy as np
-
-    from azcourse.core.agents import PolicyUnavailable
-    from azcourse.core.terminal import TerminalMatch
     from azcourse.tak.agents import make_opponent
     from azcourse.tak.game import PLAYER_NAMES, Tak
 
     game = Tak(args.size)
-    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1_000_000))
-    try:
-        agent = make_opponent(args.opponent, game, np.random.default_rng(seed), args.simulations)
-    except PolicyUnavailable as problem:
-        print(f"play.py tak: {problem}", file=sys.stderr)
-        return 2
     last = "abcdef"[args.size - 1]
     move_help = (f"Type moves in Portable Tak Notation: a1 places a flat, Sa1 a wall, Ca1 a capstone; 3a1>12 "
                  f"picks up 3 stones on a1 and drops 1 then 2 going right (+ up, - down, > right, < left). "
                  f"Files a-{last}, ranks 1-{args.size}. Your first move places one of the opponent's flats.")
-    return TerminalMatch(game, agent, human=1 if args.second else 0, move_help=move_help, names=PLAYER_NAMES,
-                         rng=np.random.default_rng(seed), echo=not sys.stdin.isatty()).run()
+    return _match("tak", args, game, lambda rng: make_opponent(args.opponent, game, rng, args.simulations),
+                  move_help, PLAYER_NAMES)
 
 
 def _othello_size(text: str) -> int:
