@@ -60,6 +60,7 @@ EXPECTED = {
                                "azcourse/core/evaluators.py", "azcourse/hex/game.py", "azcourse/hex/display.py",
                                "azcourse/core/protocol.py", "azcourse/hex/__init__.py", "azcourse/hex/anet.py",
                                "azcourse/hex/checkpoints.py", "azcourse/hex/config.py", "azcourse/hex/replay.py",
+                               "azcourse/run_config.py",
                                "azcourse/progress.py", "ckpts/hex5/config.toml", "ckpts/hex5/topp.png",
                                "ckpts/hex5/training_log.csv"]
                      + [f"ckpts/hex5/anet_{episode}/{name}" for episode in range(0, 501, 100)

@@ -9,16 +9,13 @@ explains every key.
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import tomllib
 from typing import Any, Mapping
 
+from azcourse.run_config import ConfigError, read_table, toml_text
+
 OPTIMIZERS = ("adam", "sgd")
 INFERENCE = ("numpy", "jax")
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message says which key and why."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,13 +164,7 @@ def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> AlphaZ
     """
     values: dict[str, Any] = {}
     if path is not None:
-        path = pathlib.Path(path)
-        try:
-            table = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"no configuration file at {path}") from None
-        except tomllib.TOMLDecodeError as problem:
-            raise ConfigError(f"{path} is not valid TOML: {problem}") from None
+        table = read_table(path)
         values.update({key: _coerce(key, value) for key, value in table.items()})
     values.update({key: _coerce(key, value) for key, value in (overrides or {}).items()})
     return AlphaZeroConfig(**values)
@@ -181,10 +172,4 @@ def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> AlphaZ
 
 def to_toml(config: AlphaZeroConfig) -> str:
     """``config`` as TOML text that ``load_config`` reads back to an equal config."""
-    def text(value):
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, str):
-            return f'"{value}"'
-        return repr(value)
-    return "".join(f"{key} = {text(value)}\n" for key, value in config.to_dict().items())
+    return toml_text(config.to_dict())

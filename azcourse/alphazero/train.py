@@ -37,6 +37,7 @@ from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS, MCTSConfig
 from azcourse.progress import progress
 from azcourse.registry import make_game
+from azcourse.run_config import check_resumable
 
 from . import learn
 from .agent import AlphaZeroAgent
@@ -110,14 +111,7 @@ class Run:
         from flax import serialization
 
         blob = serialization.msgpack_restore(path.read_bytes())
-        saved = json.loads(blob["config"])
-        changed = sorted(k for k, v in self.config.to_dict().items()
-                         if k not in RESUMABLE_CHANGES and saved.get(k) != v)
-        if changed:
-            raise ConfigError(f"{path.parent.parent} holds a run with a different configuration "
-                              f"({', '.join(f'{k}: {saved.get(k)!r} there' for k in changed)}); only "
-                              f"{', '.join(RESUMABLE_CHANGES)} may change when a run continues. "
-                              "Use another run folder for a new run.")
+        check_resumable(json.loads(blob["config"]), self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
         self.opt_state = serialization.from_state_dict(self.opt_state, blob["opt_state"])

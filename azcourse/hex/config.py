@@ -9,18 +9,14 @@ refused with the allowed values.
 from __future__ import annotations
 
 import dataclasses
-import pathlib
-import tomllib
 from typing import Any, Mapping
+
+from azcourse.run_config import ConfigError, read_table, toml_text
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
 OPTIMIZERS = ("adagrad", "sgd", "rmsprop", "adam")
 MOVE_CHOICES = ("sample", "best")
 TOPP_POLICIES = ("greedy", "sample", "epsilon")
-
-
-class ConfigError(ValueError):
-    """A configuration file or override that cannot be used; the message says why."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,13 +158,7 @@ def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> HexCon
     """
     values: dict[str, Any] = {}
     if path is not None:
-        path = pathlib.Path(path)
-        try:
-            table = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"no configuration file at {path}") from None
-        except tomllib.TOMLDecodeError as problem:
-            raise ConfigError(f"{path} is not valid TOML: {problem}") from None
+        table = read_table(path)
         for key, value in table.items():
             values[key] = _coerce(key, value)
     for key, value in (overrides or {}).items():
@@ -179,13 +169,4 @@ def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> HexCon
 
 def to_toml(config: HexConfig) -> str:
     """``config`` as TOML text that ``load_config`` reads back to an equal config."""
-    lines = []
-    for key, value in config.to_dict().items():
-        if isinstance(value, bool):
-            text = "true" if value else "false"
-        elif isinstance(value, str):
-            text = f'"{value}"'
-        else:
-            text = repr(value)
-        lines.append(f"{key} = {text}")
-    return "\n".join(lines) + "\n"
+    return toml_text(config.to_dict())

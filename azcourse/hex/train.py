@@ -36,6 +36,7 @@ from azcourse.hex.game import Hex, HexState
 from azcourse.hex.display import HexDisplay
 from azcourse.core.mcts import MCTS, MCTSConfig, visit_distribution
 from azcourse.progress import progress
+from azcourse.run_config import check_resumable
 
 from . import anet
 from .checkpoints import anet_dir, save_anet
@@ -112,14 +113,7 @@ class _Run:
         from flax import serialization
 
         blob = serialization.msgpack_restore(path.read_bytes())
-        saved = json.loads(blob["config"])
-        changed = sorted(k for k, v in self.config.to_dict().items()
-                         if k not in RESUMABLE_CHANGES and saved.get(k) != v)
-        if changed:
-            raise ConfigError(f"{path.parent.parent} holds a run with a different configuration "
-                              f"({', '.join(f'{k}: {saved.get(k)!r} there' for k in changed)}); only "
-                              f"{', '.join(RESUMABLE_CHANGES)} may change when a run continues. "
-                              "Use another run folder for a new run.")
+        check_resumable(json.loads(blob["config"]), self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.opt_state = serialization.from_state_dict(self.opt_state, blob["opt_state"])
         self.buffer = ReplayBuffer.from_arrays(self.config.buffer_size, blob["buffer"])
