@@ -65,9 +65,9 @@ def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_mo
                           name or f"alphazero {checkpoint.path.name}")
 
 
-def shipped_predictor(game, source=None) -> Predictor:
-    """``predict(state) -> (prior, value)`` of the network shipped for ``game`` (``ckpts/<game.name>/``,
-    the best network of its run), or of the checkpoint ``source``.
+def shipped_checkpoint(game, source=None):
+    """The checkpoint shipped for ``game`` (``ckpts/<game.name>/``, the best network of its run), or
+    ``source``.
 
     Raises:
         PolicyUnavailable: no such checkpoint, or one trained on another game.
@@ -79,14 +79,18 @@ def shipped_predictor(game, source=None) -> Predictor:
                                 "the network players cannot play") from None
     if checkpoint.game.name != game.name:
         raise PolicyUnavailable(f"{source} holds a network for {checkpoint.game.name}, not {game.name}")
-    return Predictor(game, checkpoint.net)
+    return checkpoint
+
+
+def shipped_predictor(game, source=None) -> Predictor:
+    """``predict(state) -> (prior, value)`` of ``shipped_checkpoint(game, source)``'s network."""
+    return Predictor(game, shipped_checkpoint(game, source).net)
 
 
 def shipped_agent(game, rng, simulations: int, source=None, name: str = "alphazero") -> AlphaZeroAgent:
-    """PUCT search with the network shipped for ``game`` (or ``source``), ``simulations`` per move,
-    with the search settings of its card. Raises ``PolicyUnavailable`` as ``shipped_predictor`` does."""
-    shipped_predictor(game, source)
-    checkpoint = load_checkpoint(source or game.name)
+    """PUCT search with ``shipped_checkpoint(game, source)``'s network, ``simulations`` per move, with
+    the search settings of its card."""
+    checkpoint = shipped_checkpoint(game, source)
     play = checkpoint.card["play"]
     return AlphaZeroAgent(game, checkpoint.net, simulations, rng, play["c_init"], play["c_base"],
                           play["unvisited_value"], name=name)
