@@ -2,18 +2,20 @@
 tutorial and of the Tak report, done with enough games to mean something.
 
     python benchmarks/strength.py othello6 [--games 400] [--workers 2] [--checkpoint NAME_OR_PATH]
-                                           [--simulations 100] [--openings 4] [--matches a:b,c:d]
+                                           [--simulations 100] [--openings 4] [--matches a:b,c@800:d]
     python benchmarks/strength.py tak3
 
 Every match alternates seats game by game and starts each pair of games from the same random
 opening of ``--openings`` moves (``azcourse.core.arena.play_match``), so deterministic players
 (greedy, value, policy, alphazero) play varied games. A draw is reported apart and counts half in the
-score rate. The players are those of ``azcourse.<game family>.agents.OPPONENTS``. The default matches
+score rate. ``name@800`` gives one player its own number of simulations. The players are those of ``azcourse.<game family>.agents.OPPONENTS``. The default matches
 are the targets of the issues: on Othello 6x6 alphazero (100 simulations) against random, value,
 policy and greedy, monte-carlo against random and policy, value and policy against random; on Tak 3x3
 alphatak (100 simulations) against random and the report's MCTS with rollouts (mcts, 100 simulations),
 and mcts against random. Prints one line per match (wins, draws, losses, score rate with its Wilson 95%
-interval, seconds) and the table as Markdown.
+interval, seconds) and the table as Markdown, with the first player's win rate split by seat (moving
+first, moving second): on 3x3 Tak, a first-player win (weakly solved in 2016), the overall rate mostly
+measures how often the opponent, moving first, finds the win.
 """
 import argparse
 import functools
@@ -59,8 +61,9 @@ def main() -> None:
     rows = []
     for pair in matches.split(","):
         a, b = pair.split(":")
-        make = lambda name: functools.partial(player, name, game_name=args.game,  # noqa: E731
-                                              simulations=args.simulations, checkpoint=args.checkpoint)
+        make = lambda label: functools.partial(  # noqa: E731
+            player, label.partition("@")[0], game_name=args.game, checkpoint=args.checkpoint,
+            simulations=int(label.partition("@")[2] or args.simulations))
         started = time.time()
         match = play_match(functools.partial(make_game, args.game), make(a), make(b), args.games, seed=0,
                            workers=args.workers,
@@ -69,12 +72,20 @@ def main() -> None:
         rows.append((a, b, match, lo, hi, time.time() - started))
         print(f"{a} vs {b}: {match.wins} wins, {match.draws} draws, {match.losses} losses of {match.games}; "
               f"win rate {100 * match.win_rate:.1f}% (95% CI {lo}-{hi}%), score rate {100 * match.score_rate:.1f}%, "
-              f"{match.ms_per_move_a:.1f} vs {match.ms_per_move_b:.1f} ms a move, {rows[-1][-1]:.0f} s", flush=True)
-    print("\n| match | wins / draws / losses | win rate (95% CI) | score rate |")
-    print("|---|---|---|---|")
+              f"{match.ms_per_move_a:.1f} vs {match.ms_per_move_b:.1f} ms a move, {rows[-1][-1]:.0f} s; "
+              f"{a} moving first {seat_text(match, 0)}, moving second {seat_text(match, 1)}", flush=True)
+    print("\n| match | wins / draws / losses | win rate (95% CI) | score rate | moving first | moving second |")
+    print("|---|---|---|---|---|---|")
     for a, b, match, lo, hi, _ in rows:
         print(f"| {a} vs {b} | {match.wins} / {match.draws} / {match.losses} | {100 * match.win_rate:.1f}% "
-              f"({lo}-{hi}) | {100 * match.score_rate:.1f}% |")
+              f"({lo}-{hi}) | {100 * match.score_rate:.1f}% | {seat_text(match, 0)} | {seat_text(match, 1)} |")
+
+
+def seat_text(match, seat: int) -> str:
+    """``"wins/games = rate% (low-high)"`` of A in the games where A sat in ``seat``."""
+    rate, lo, hi = match.seat_win_rate(seat)
+    wins, draws, losses = match.by_seat[seat]
+    return f"{wins}/{wins + draws + losses} = {100 * rate:.1f}% ({100 * lo:.1f}-{100 * hi:.1f})"
 
 
 if __name__ == "__main__":

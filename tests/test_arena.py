@@ -74,6 +74,17 @@ def test_seats_alternate_and_the_match_is_a_function_of_its_seed():
     assert lo <= one.win_rate <= hi
 
 
+def test_results_are_split_by_seat():
+    """Two copies of the same deterministic player: the one that opens always wins (X takes the top
+    row), so A wins every game it opens and loses every other, 50% overall."""
+    match = arena.play_match(TicTacToe, first_legal, first_legal, games=10, seed=0, progress=False)
+    assert match.by_seat == ((5, 0, 0), (0, 0, 5)) and match.win_rate == 0.5
+    rate, lo, hi = match.seat_win_rate(0)
+    assert rate == 1.0 and lo > 0.5 and match.seat_win_rate(1)[0] == 0.0
+    assert match.as_dict()["by_seat"]["second"] == {"wins": 0, "draws": 0, "losses": 5}
+    assert "moving first: 5/0/0  moving second: 0/0/5" in match.text()
+
+
 def test_workers_do_not_change_the_result():
     serial = arena.play_match(TicTacToe, random_agent, random_agent, games=12, seed=5, progress=False)
     parallel = arena.play_match(TicTacToe, random_agent, random_agent, games=12, seed=5, workers=2, progress=False)

@@ -16,6 +16,7 @@ import pytest
 from azcourse.core.protocol import IllegalAction
 from azcourse.tak.agents import EpsilonGreedyRollout, make_opponent
 from azcourse.tak.display import plot_tak
+from azcourse.core.square_symmetry import square_permutation
 from azcourse.tak.game import DEFAULT_MOVE_CAP, ONGOING, Tak, TakState, stack_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -715,6 +716,53 @@ def test_the_encoding_holds_every_stack_from_the_movers_view(size):
         assert planes[c + 1, 0] == pytest.approx(r[2 - 2 * mover] / game.stones)
         assert planes[-2, 0] == pytest.approx(state.ply / game.move_cap)
         assert all(len(set(p)) == 1 for p in planes[c:])  # constant planes
+
+
+def transformed(game, state, g):
+    """``state`` with every stack moved to its square's image under symmetry ``g`` (written from
+    ``square_permutation``, independently of the action table the game builds)."""
+    image = square_permutation(game.size, g)
+    board = [None] * game.size ** 2
+    for square, stack in enumerate(state.board):
+        board[image[square]] = stack
+    return state._replace(board=tuple(board))
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_the_eight_symmetries_commute_with_the_rules(size):
+    """For every symmetry: the image of the encoding is the encoding of the image position, the
+    legal moves map onto the image's legal moves, and playing a move then transforming gives the
+    same position as transforming then playing the move's image (roads, walls, drops included)."""
+    game = Tak(size)
+    rng, distinct = np.random.default_rng(size), []
+    for state in random_states(game, 40, seed=size):
+        x, mask = game.encode(state), game.legal_mask(state).astype(np.float32)
+        images = game.symmetries(x, mask)
+        assert len(images) == 8 and np.array_equal(images[0][0], x) and np.array_equal(images[0][1], mask)
+        distinct.append(len({image.tobytes() for image, _ in images}))
+        for g, (image_x, image_mask) in enumerate(images):
+            other = transformed(game, state, g)
+            assert image_x.dtype == np.float32 and np.array_equal(image_x, game.encode(other))
+            assert np.array_equal(image_mask, game.legal_mask(other).astype(np.float32))
+            action = int(rng.choice(game.legal_actions(state)))
+            policy = np.zeros(game.action_space_size)
+            policy[action] = 1.0
+            moved = int(np.argmax(game.symmetries(x, policy)[g][1]))
+            assert transformed(game, game.next_state(state, action), g) == game.next_state(other, moved), \
+                (g, game.action_to_text(state, action), game.action_to_text(other, moved))
+    assert distinct[0] == 1 and max(distinct) == 8  # the empty board is symmetric, later positions are not
+
+
+def test_a_stack_move_turns_with_the_board():
+    """Symmetry g = 2 sends (rank r, file c) to (n-1-c, r): on 3x3 a1 (0, 0) goes to a3 (2, 0) and
+    the step up (+1, 0) becomes the step right (0, +1): a1+ becomes a3>."""
+    game = Tak(3)
+    state = play(game, game.initial_state(), "c3", "a1")
+    action = game.parse_action(state, "a1+")
+    policy = np.zeros(game.action_space_size)
+    policy[action] = 1.0
+    turned = transformed(game, state, 2)
+    assert game.action_to_text(turned, int(np.argmax(game.symmetries(game.encode(state), policy)[2][1]))) == "a3>"
 
 
 def test_a_stack_is_encoded_top_down_and_flips_with_the_mover():

@@ -7,6 +7,8 @@ Modules:
     agents      -- players by name: random, UCT, and the seam for trained policies.
     arena       -- games, matches (seats alternating, Wilson intervals) and round robins between agents.
     terminal    -- a person against an agent in a terminal, for any game of the layer.
+    planners    -- one-move planners on a network: value-based, policy-based, Monte Carlo rollouts.
+    square_symmetry -- the eight symmetries of a square board (encodings and squares), for augmentation.
 
 The games themselves live in their own packages (``azcourse.tictactoe``, ``azcourse.hex``,
 ``azcourse.azul``, ``azcourse.othello``, ``azcourse.tak``); nothing here imports them (docs/architecture.md).

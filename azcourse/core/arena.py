@@ -154,6 +154,9 @@ class MatchSummary:
         score_diffs: A's score minus B's, game by game (float64 ``(games,)``, in game order).
         ms_per_move_a, ms_per_move_b: mean thinking time per decision.
         wall_s: seconds the match took; workers: processes that played it.
+        by_seat: A's ``(wins, draws, losses)`` in the games where A sat in seat 0 (moved first), then
+            in those where A sat in seat 1: in games with a strong first-mover edge (3x3 Tak, 5x5 Hex)
+            the overall rate mixes two very different figures.
     """
 
     agent_a: str
@@ -170,6 +173,7 @@ class MatchSummary:
     ms_per_move_b: float
     wall_s: float
     workers: int
+    by_seat: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 0, 0), (0, 0, 0))
 
     @property
     def win_rate(self) -> float:
@@ -184,6 +188,13 @@ class MatchSummary:
     def interval(self, outcome: str = "wins") -> tuple[float, float]:
         """Wilson 95% interval of the rate of ``wins``, ``draws`` or ``losses``."""
         return wilson_interval(getattr(self, outcome), self.games)
+
+    def seat_win_rate(self, seat: int) -> tuple[float, float, float]:
+        """A's win rate in the games where A sat in ``seat`` (0: A moved first), with its Wilson 95%
+        interval: ``(rate, low, high)``; ``(0, 0, 1)`` when A never sat there."""
+        wins, draws, losses = self.by_seat[seat]
+        n = wins + draws + losses
+        return (wins / n if n else 0.0, *wilson_interval(wins, n))
 
     @property
     def mean_score_diff(self) -> float:
@@ -211,14 +222,18 @@ class MatchSummary:
             "mean_score_diff_ci95": None if diff_ci is None else [round(diff_ci[0], 3), round(diff_ci[1], 3)],
             "ms_per_move_a": self.ms_per_move_a, "ms_per_move_b": self.ms_per_move_b,
             "wall_s": round(self.wall_s, 1), "workers": self.workers,
+            "by_seat": {"first": dict(zip(("wins", "draws", "losses"), self.by_seat[0])),
+                        "second": dict(zip(("wins", "draws", "losses"), self.by_seat[1]))},
         }
 
     def text(self) -> str:
-        """Four lines for a terminal."""
+        """Five lines for a terminal."""
         lo, hi = self.interval()
+        seats = "  ".join(f"moving {label}: {w}/{d}/{l}" for label, (w, d, l) in zip(("first", "second"), self.by_seat))
         return (f"{self.agent_a} vs {self.agent_b}: {self.games} games (seed {self.seed}, seats alternating)\n"
                 f"  wins {self.wins}  draws {self.draws}  losses {self.losses}  "
                 f"win rate {100 * self.win_rate:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)\n"
+                f"  {self.agent_a}'s wins/draws/losses {seats}\n"
                 f"  mean score {self.mean_score_a:.1f} vs {self.mean_score_b:.1f}  "
                 f"mean difference {self.mean_score_diff:+.1f}\n"
                 f"  think time {self.ms_per_move_a:.2f} vs {self.ms_per_move_b:.2f} ms/move  "
@@ -315,9 +330,11 @@ def summarize(names: tuple[str, str], games: int, seed: int, records: list[dict]
     n = len(records)
     mean = lambda key: float(np.mean([r[key] for r in records])) if n else 0.0  # noqa: E731
     per_move = lambda side: 1000 * sum(r[f"think_{side}"] for r in records) / max(1, sum(r[f"moves_{side}"] for r in records))  # noqa: E731
+    by_seat = tuple(tuple(sum(r["result"] == outcome and r["index"] % 2 == seat for r in records)
+                          for outcome in ("win", "draw", "loss")) for seat in (0, 1))
     return MatchSummary(names[0], names[1], n, seed, count["win"], count["draw"], count["loss"],
                         mean("score_a"), mean("score_b"), tuple(float(r["score_a"] - r["score_b"]) for r in records),
-                        per_move("a"), per_move("b"), wall_s, workers)
+                        per_move("a"), per_move("b"), wall_s, workers, by_seat)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -55,7 +55,8 @@ Optional methods
     length and order for every input, so transforming a legal mask with the same call lines it
     up with the policies. A position and its images have the same value. The AlphaZero trainer
     (``azcourse.alphazero``) stores every image of each self-play position. Tic-tac-toe has 8
-    (the square's rotations and reflections), Hex 2 (the identity and the half turn).
+    (the square's rotations and reflections), Hex 2 (the identity and the half turn), Othello and Tak
+    8 (``azcourse.core.square_symmetry``).
 
 Optional: a fast random rollout
     A game may also provide ``random_playout(state, rng) -> returns``: the float64 array

@@ -1,33 +1,16 @@
 """The eight symmetries of the square Othello board, for data augmentation.
 
-Symmetry ``g`` (0..7) turns the board ``g // 2`` quarter turns counter-clockwise (``numpy.rot90`` on
-the last two axes) and then, when ``g`` is odd, mirrors it left to right (``numpy.fliplr``). On an
-n x n board that sends square ``(r, c)`` to:
-
-    g = 0: (r, c)              g = 1: (r, n-1-c)
-    g = 2: (n-1-c, r)          g = 3: (n-1-c, n-1-r)
-    g = 4: (n-1-r, n-1-c)      g = 5: (n-1-r, c)
-    g = 6: (c, n-1-r)          g = 7: (c, r)
-
-The rules of Othello look the same under all eight, so a position and its policy can be transformed
-together and its value stays the same. The pass (the policy's last entry) stays where it is. The
-start position is kept by g = 0, 3, 4 and 7; the other four give the start with the colours of the
-central discs exchanged.
+The symmetries are those of ``azcourse.core.square_symmetry`` (``g // 2`` quarter turns, then a
+mirror when ``g`` is odd). The rules of Othello look the same under all eight, so a position and its
+policy can be transformed together and its value stays the same. The pass (the policy's last entry)
+stays where it is. The start position is kept by g = 0, 3, 4 and 7; the other four give the start
+with the colours of the central discs exchanged.
 """
 from __future__ import annotations
 
 import numpy as np
 
-NUM_SYMMETRIES = 8
-
-
-def transform_planes(planes: np.ndarray, g: int) -> np.ndarray:
-    """``planes`` (``(..., n, n)``, any dtype, e.g. ``Othello.encode``'s ``(3, n, n)`` or a batch
-    ``(B, 3, n, n)``) under symmetry ``g``: a new array of the same shape and dtype."""
-    if g not in range(NUM_SYMMETRIES):
-        raise ValueError(f"symmetries are numbered 0 to 7, got {g!r}")
-    turned = np.rot90(planes, g // 2, axes=(-2, -1))
-    return (np.flip(turned, axis=-1) if g % 2 else turned).copy()
+from ..core.square_symmetry import NUM_SYMMETRIES, transform_planes  # noqa: F401 (re-exported)
 
 
 def transform_policy(policy: np.ndarray, g: int) -> np.ndarray:

@@ -61,6 +61,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.protocol import IllegalAction, quoted
+from ..core.square_symmetry import NUM_SYMMETRIES, square_permutation, transform_planes
 
 MIN_SIZE, MAX_SIZE = 3, 6
 STONES = {3: 10, 4: 15, 5: 21, 6: 30}
@@ -145,6 +146,27 @@ def _tables(n: int) -> _Tables:
     return _Tables(tuple(paths), tuple(moves), move_index, tuple(reachable), tuple(flattening),
                    left=sum(bits[r * n] for r in range(n)), right=sum(bits[r * n + n - 1] for r in range(n)),
                    bottom=sum(bits[:n]), top=sum(bits[-n:]), full=(1 << n * n) - 1)
+
+
+@lru_cache(maxsize=None)
+def _action_images(n: int) -> np.ndarray:
+    """int64 ``(8, A)``: the action that symmetry ``g`` makes of each action of size ``n``."""
+    t, kinds = _tables(n), 3 if CAPSTONES[n] else 2
+    images = np.empty((NUM_SYMMETRIES, n * n * kinds + len(t.moves)), dtype=np.int64)
+    for g in range(NUM_SYMMETRIES):
+        square = square_permutation(n, g)
+        # a direction's image: where the step from b2 (square n + 1) to its neighbour goes
+        direction = [STEPS.index(tuple(int(v) for v in np.subtract(divmod(int(square[(1 + dr) * n + 1 + df]), n),
+                                                                    divmod(int(square[n + 1]), n))))
+                     for dr, df in STEPS]
+        for action in range(images.shape[1]):
+            if action < n * n * kinds:
+                at, kind = divmod(action, kinds)
+                images[g, action] = square[at] * kinds + kind
+            else:
+                at, way, drops = t.moves[action - n * n * kinds]
+                images[g, action] = t.move_index[(int(square[at]), direction[way], drops)]
+    return images
 
 
 class Tak:
@@ -395,6 +417,21 @@ class Tak:
         return False
 
     # -- network input ---------------------------------------------------------------------------------
+    def symmetries(self, encoded: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The 8 symmetries of the square board (``azcourse.core.square_symmetry``), the identity first:
+        a list of ``(encoded float32 encoding_shape, policy (A,))``. Roads join opposite edges and the
+        pieces, carry limit and drops look the same under all eight, so a placement moves with its
+        square and a stack move with its square and its direction, its drops unchanged (see the
+        protocol's optional methods)."""
+        encoded, policy = np.asarray(encoded, dtype=np.float32), np.asarray(policy)
+        images = _action_images(self.size)
+        pairs = []
+        for g in range(NUM_SYMMETRIES):
+            moved = np.empty_like(policy)
+            moved[..., images[g]] = policy
+            pairs.append((transform_planes(encoded, g), moved))
+        return pairs
+
     def encode(self, state: TakState) -> np.ndarray:
         n, depth, player = self.size, self.depth, state.ply & 1
         x = np.zeros((self.encoding_shape[0], n * n), dtype=np.float32)
