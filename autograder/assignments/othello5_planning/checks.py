@@ -586,11 +586,9 @@ def cases_win_rate_interval() -> list:
 
 
 def _wilson(successes: float, n: int):
-    p = successes / n
-    denom = 1 + Z * Z / n
-    centre = (p + Z * Z / (2 * n)) / denom
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    p, shrink = successes / n, 1 + Z ** 2 / n
+    centre, spread = (p + Z ** 2 / (2 * n)) / shrink, math.sqrt(p * (1 - p) / n + Z ** 2 / (4 * n ** 2))
+    return p, max(0.0, centre - Z / shrink * spread), min(1.0, centre + Z / shrink * spread)
 
 
 def judge_win_rate_interval(cases: list, expected: list, outputs: list) -> None:

@@ -167,7 +167,7 @@ def probe_rollout_value(fn, cases: list) -> list:
     return outputs
 
 
-def spy_rollouts(game, state, seed: int, tie: bool, calls: list, rng):
+def rollout_spy(game, state, seed: int, tie: bool, calls: list, rng):
     """A stand-in for rollout_value: notes [what the rollout started from, player, depth, whether it got
     the generator given] and answers a value drawn from (seed, start position, how many times asked)."""
     starts = {game.state_key(game.next_state(state, int(a))): int(a) for a in np.flatnonzero(game.legal_mask(state))}
@@ -193,7 +193,7 @@ def probe_monte_carlo_move(fn, cases: list) -> list:
     for case in cases:
         game, state = position(case)
         rng, calls = np.random.default_rng(int(case["seed"])), []
-        with replaced(fn, rollout_value=spy_rollouts(game, state, int(case["seed"]), bool(case["tie"]), calls, rng)):
+        with replaced(fn, rollout_value=rollout_spy(game, state, int(case["seed"]), bool(case["tie"]), calls, rng)):
             try:
                 action = _int_or_text(fn(game, state, fake_network(game, case["weights"], case["logits"]), rng,
                                          int(case["top_k"]), int(case["rollouts"]), int(case["depth"])))
@@ -235,7 +235,7 @@ def probe_simulate(fn, cases: list) -> list:
     return probe_each(cases, run_one)
 
 
-def spy_simulate(order, calls: list):
+def search_spy(order, calls: list):
     """A stand-in for simulate: notes each call and adds one visit to the root edge order[k] at call k."""
     def fake(root, game, predict, c_puct):
         calls.append((root, c_puct))
@@ -252,7 +252,7 @@ def probe_mcts_move(fn, cases: list) -> list:
     for case in cases:
         game, state = position(case)
         calls = []
-        with replaced(fn, simulate=spy_simulate(case["order"], calls)):
+        with replaced(fn, simulate=search_spy(case["order"], calls)):
             try:
                 action = _int_or_text(fn(game, state, fake_network(game, case["weights"], case["logits"]),
                                          int(case["simulations"]), float(case["c_puct"])))
