@@ -4,7 +4,8 @@ Each is source code that redefines one graded function the way a student really 
 a wrong term in a formula, a forgotten mask, mutation of an input, tie-breaking, overflow, sign
 and viewpoint errors, missed rule cases, seating and randomness protocols.
 ``tests/test_visible_tests.py`` runs every notebook's visible tests with each of them in turn, and
-``tests/test_hex_notebook_checks.py`` checks that each of part 4's fails its hidden test too.
+``tests/test_hex_notebook_checks.py`` and ``tests/test_othello_notebook_checks.py`` check that each of parts 4
+and 5 fails its hidden test too.
 
 A key of ``MISTAKES`` is the function's name; a name graded in two notebooks (``train_step``) is
 qualified with its notebook the second time. ``NOTEBOOK_OF`` gives each key's notebook, ``function_of``
@@ -1090,6 +1091,440 @@ def topp(agents, games_per_series, size):
     return wins
 ''',
     },
+    # ------------------------------------------------------------------ othello5_planning
+    "flips": {
+        "a line that runs off the board counts": '''
+def flips(board, row, col, colour):
+    n = board.shape[0]
+    flipped = []
+    for dr, dc in DIRECTIONS:
+        line = []
+        r, c = row + dr, col + dc
+        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
+            line.append((r, c))
+            r, c = r + dr, c + dc
+        if line and (not (0 <= r < n and 0 <= c < n) or board[r, c] == colour):  # the edge closes the line
+            flipped += line
+    return flipped
+''',
+        "a line that ends on an empty square counts": '''
+def flips(board, row, col, colour):
+    n = board.shape[0]
+    flipped = []
+    for dr, dc in DIRECTIONS:
+        line = []
+        r, c = row + dr, col + dc
+        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
+            line.append((r, c))
+            r, c = r + dr, c + dc
+        if line and 0 <= r < n and 0 <= c < n and board[r, c] != 3 - colour:  # empty or own
+            flipped += line
+    return flipped
+''',
+        "four directions (no diagonal)": '''
+def flips(board, row, col, colour):
+    n = board.shape[0]
+    flipped = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        line = []
+        r, c = row + dr, col + dc
+        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
+            line.append((r, c))
+            r, c = r + dr, c + dc
+        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
+            flipped += line
+    return flipped
+''',
+        "places the disc on the board": '''
+def flips(board, row, col, colour):
+    n = board.shape[0]
+    board[row, col] = colour
+    flipped = []
+    for dr, dc in DIRECTIONS:
+        line = []
+        r, c = row + dr, col + dc
+        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
+            line.append((r, c))
+            r, c = r + dr, c + dc
+        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
+            flipped += line
+    return flipped
+''',
+        "stops after the first direction that flips": '''
+def flips(board, row, col, colour):
+    n = board.shape[0]
+    for dr, dc in DIRECTIONS:
+        line = []
+        r, c = row + dr, col + dc
+        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
+            line.append((r, c))
+            r, c = r + dr, c + dc
+        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
+            return line
+    return []
+''',
+    },
+    "legal_moves": {
+        "a pass whenever there is no placing move, even at the end": '''
+def legal_moves(board, colour):
+    n = board.shape[0]
+    mask = np.zeros(n * n + 1, dtype=bool)
+    for r, c in zip(*np.nonzero(board == 0)):
+        if flips(board, r, c, colour):
+            mask[r * n + c] = True
+    mask[n * n] = not mask.any()
+    return mask
+''',
+        "the pass is always legal": '''
+def legal_moves(board, colour):
+    n = board.shape[0]
+    mask = np.zeros(n * n + 1, dtype=bool)
+    for r, c in zip(*np.nonzero(board == 0)):
+        if flips(board, r, c, colour):
+            mask[r * n + c] = True
+    mask[n * n] = True
+    return mask
+''',
+        "occupied squares are tried too": '''
+def legal_moves(board, colour):
+    n = board.shape[0]
+    mask = np.zeros(n * n + 1, dtype=bool)
+    for r in range(n):
+        for c in range(n):
+            if flips(board, r, c, colour):
+                mask[r * n + c] = True
+    if not mask[:-1].any():
+        other = np.zeros(n * n + 1, dtype=bool)
+        for r, c in zip(*np.nonzero(board == 0)):
+            other[r * n + c] = bool(flips(board, r, c, 3 - colour))
+        mask[n * n] = other.any()
+    return mask
+''',
+        "a float mask of 0 and 1": '''
+def legal_moves(board, colour):
+    n = board.shape[0]
+    mask = np.zeros(n * n + 1)
+    for r, c in zip(*np.nonzero(board == 0)):
+        if flips(board, r, c, colour):
+            mask[r * n + c] = 1
+    if not mask.any():
+        mask[n * n] = any(flips(board, r, c, 3 - colour) for r, c in zip(*np.nonzero(board == 0)))
+    return mask
+''',
+    },
+    "state_value": {
+        "the network's value as it is (no change of view)": '''
+def state_value(game, state, player, predict):
+    if game.is_terminal(state):
+        return float(game.returns(state)[player])
+    return float(predict(state)[1])
+''',
+        "asks the network about a finished game": '''
+def state_value(game, state, player, predict):
+    value = float(predict(state)[1])
+    return value if game.to_move(state) == player else -value
+''',
+        "a draw counted as a loss": '''
+def state_value(game, state, player, predict):
+    if game.is_terminal(state):
+        return 1.0 if game.returns(state)[player] > 0 else -1.0
+    value = float(predict(state)[1])
+    return value if game.to_move(state) == player else -value
+''',
+        "the view of the other player": '''
+def state_value(game, state, player, predict):
+    if game.is_terminal(state):
+        return float(game.returns(state)[1 - player])
+    value = float(predict(state)[1])
+    return -value if game.to_move(state) == player else value
+''',
+    },
+    "value_move": {
+        "the next position's value as it is (the opponent's view)": '''
+def value_move(game, state, predict):
+    legal = np.flatnonzero(game.legal_mask(state))
+    values = [float(predict(game.next_state(state, int(a)))[1]) for a in legal]
+    return int(legal[int(np.argmax(values))])
+''',
+        "the move with the lowest value": '''
+def value_move(game, state, predict):
+    me = game.to_move(state)
+    legal = np.flatnonzero(game.legal_mask(state))
+    values = [state_value(game, game.next_state(state, int(a)), me, predict) for a in legal]
+    return int(legal[int(np.argmin(values))])
+''',
+        "ties go to the highest index": '''
+def value_move(game, state, predict):
+    me = game.to_move(state)
+    best, best_value = None, -np.inf
+    for a in np.flatnonzero(game.legal_mask(state)):
+        value = state_value(game, game.next_state(state, int(a)), me, predict)
+        if value >= best_value:
+            best, best_value = int(a), value
+    return best
+''',
+        "never considers the pass": '''
+def value_move(game, state, predict):
+    me = game.to_move(state)
+    legal = np.flatnonzero(game.legal_mask(state)[:-1])
+    values = [state_value(game, game.next_state(state, int(a)), me, predict) for a in legal]
+    return int(legal[int(np.argmax(values))])
+''',
+    },
+    "rollout_value": {
+        "one move more than depth": '''
+def rollout_value(game, state, player, predict, depth, rng):
+    for _ in range(depth + 1):
+        if game.is_terminal(state):
+            break
+        prior = legal_prior(game, state, predict)
+        state = game.next_state(state, int(rng.choice(len(prior), p=prior)))
+    return state_value(game, state, player, predict)
+''',
+        "plays the most probable move instead of sampling": '''
+def rollout_value(game, state, player, predict, depth, rng):
+    for _ in range(depth):
+        if game.is_terminal(state):
+            break
+        state = game.next_state(state, int(np.argmax(legal_prior(game, state, predict))))
+    return state_value(game, state, player, predict)
+''',
+        "a draw counted as a loss at the end": '''
+def rollout_value(game, state, player, predict, depth, rng):
+    for _ in range(depth):
+        if game.is_terminal(state):
+            return 1.0 if game.returns(state)[player] > 0 else -1.0
+        prior = legal_prior(game, state, predict)
+        state = game.next_state(state, int(rng.choice(len(prior), p=prior)))
+    if game.is_terminal(state):
+        return 1.0 if game.returns(state)[player] > 0 else -1.0
+    value = float(predict(state)[1])
+    return value if game.to_move(state) == player else -value
+''',
+        "the value for whoever is to move where it stops": '''
+def rollout_value(game, state, player, predict, depth, rng):
+    for _ in range(depth):
+        if game.is_terminal(state):
+            break
+        prior = legal_prior(game, state, predict)
+        state = game.next_state(state, int(rng.choice(len(prior), p=prior)))
+    return state_value(game, state, game.to_move(state), predict)
+''',
+        "samples from the raw prior (illegal moves too)": '''
+def rollout_value(game, state, player, predict, depth, rng):
+    for _ in range(depth):
+        if game.is_terminal(state):
+            break
+        prior = np.asarray(predict(state)[0], dtype=np.float64)
+        state = game.next_state(state, int(rng.choice(len(prior), p=prior / prior.sum())))
+    return state_value(game, state, player, predict)
+''',
+    },
+    "monte_carlo_move": {
+        "rollouts from the current position (the tutorial's fault)": '''
+def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
+    me = game.to_move(state)
+    prior = legal_prior(game, state, predict)
+    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
+    means = [np.mean([rollout_value(game, state, me, predict, depth, rng) for _ in range(rollouts)])
+             for action in candidates]
+    return int(candidates[int(np.argmax(means))])
+''',
+        "the view of the player to move after the candidate": '''
+def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
+    prior = legal_prior(game, state, predict)
+    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
+    means = []
+    for action in candidates:
+        after = game.next_state(state, action)
+        means.append(np.mean([rollout_value(game, after, game.to_move(after), predict, depth, rng)
+                              for _ in range(rollouts)]))
+    return int(candidates[int(np.argmax(means))])
+''',
+        "the first legal moves as candidates, not the most probable": '''
+def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
+    me = game.to_move(state)
+    candidates = np.flatnonzero(game.legal_mask(state)).tolist()[:top_k]
+    means = []
+    for action in candidates:
+        after = game.next_state(state, action)
+        means.append(np.mean([rollout_value(game, after, me, predict, depth, rng) for _ in range(rollouts)]))
+    return int(candidates[int(np.argmax(means))])
+''',
+        "a generator of its own for the rollouts": '''
+def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
+    me = game.to_move(state)
+    prior = legal_prior(game, state, predict)
+    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
+    own = np.random.default_rng(0)
+    means = []
+    for action in candidates:
+        after = game.next_state(state, action)
+        means.append(np.mean([rollout_value(game, after, me, predict, depth, own) for _ in range(rollouts)]))
+    return int(candidates[int(np.argmax(means))])
+''',
+        "ties go to the later candidate": '''
+def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
+    me = game.to_move(state)
+    prior = legal_prior(game, state, predict)
+    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
+    best, best_mean = None, -np.inf
+    for action in candidates:
+        after = game.next_state(state, action)
+        mean = np.mean([rollout_value(game, after, me, predict, depth, rng) for _ in range(rollouts)])
+        if mean >= best_mean:
+            best, best_mean = action, mean
+    return int(best)
+''',
+    },
+    "simulate": {
+        "backs up the leaf's value without changing its sign": '''
+def simulate(root, game, predict, c_puct):
+    node, path = root, []
+    while node.expanded and not node.terminal:
+        scores = node.Q() + c_puct * node.P * math.sqrt(1 + node.N.sum()) / (1 + node.N)
+        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
+        path.append((node, action))
+        if action not in node.children:
+            node.children[action] = Node(game, game.next_state(node.state, action))
+        node = node.children[action]
+    if node.terminal:
+        value = float(game.returns(node.state)[node.player])
+    else:
+        node.P = legal_prior(game, node.state, predict)
+        value = float(predict(node.state)[1])
+    for parent, action in path:
+        parent.N[action] += 1
+        parent.W[action] += value
+''',
+        "UCB without the prior": '''
+def simulate(root, game, predict, c_puct):
+    node, path = root, []
+    while node.expanded and not node.terminal:
+        scores = node.Q() + c_puct * math.sqrt(1 + node.N.sum()) / (1 + node.N)
+        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
+        path.append((node, action))
+        if action not in node.children:
+            node.children[action] = Node(game, game.next_state(node.state, action))
+        node = node.children[action]
+    if node.terminal:
+        returns = game.returns(node.state)
+        values = {0: float(returns[0]), 1: float(returns[1])}
+    else:
+        node.P = legal_prior(game, node.state, predict)
+        value = float(predict(node.state)[1])
+        values = {node.player: value, 1 - node.player: -value}
+    for parent, action in path:
+        parent.N[action] += 1
+        parent.W[action] += values[parent.player]
+''',
+        "sqrt of the sum of N, without the 1": '''
+def simulate(root, game, predict, c_puct):
+    node, path = root, []
+    while node.expanded and not node.terminal:
+        scores = node.Q() + c_puct * node.P * math.sqrt(node.N.sum()) / (1 + node.N)
+        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
+        path.append((node, action))
+        if action not in node.children:
+            node.children[action] = Node(game, game.next_state(node.state, action))
+        node = node.children[action]
+    if node.terminal:
+        returns = game.returns(node.state)
+        values = {0: float(returns[0]), 1: float(returns[1])}
+    else:
+        node.P = legal_prior(game, node.state, predict)
+        value = float(predict(node.state)[1])
+        values = {node.player: value, 1 - node.player: -value}
+    for parent, action in path:
+        parent.N[action] += 1
+        parent.W[action] += values[parent.player]
+''',
+        "asks the network about a finished game": '''
+def simulate(root, game, predict, c_puct):
+    node, path = root, []
+    while node.expanded and not node.terminal:
+        scores = node.Q() + c_puct * node.P * math.sqrt(1 + node.N.sum()) / (1 + node.N)
+        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
+        path.append((node, action))
+        if action not in node.children:
+            node.children[action] = Node(game, game.next_state(node.state, action))
+        node = node.children[action]
+    value = float(predict(node.state)[1])
+    if not node.terminal:
+        node.P = legal_prior(game, node.state, predict)
+    for parent, action in path:
+        parent.N[action] += 1
+        parent.W[action] += value if parent.player == node.player else -value
+''',
+    },
+    "mcts_move": {
+        "the most visited action, illegal ones included": '''
+def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
+    root = Node(game, state)
+    for _ in range(simulations):
+        simulate(root, game, predict, c_puct)
+    return int(np.argmax(root.N))
+''',
+        "a new root for every simulation": '''
+def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
+    root = Node(game, state)
+    for _ in range(simulations):
+        root = Node(game, state)
+        simulate(root, game, predict, c_puct)
+    return int(np.argmax(np.where(root.legal, root.N, -1)))
+''',
+        "one simulation too few": '''
+def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
+    root = Node(game, state)
+    for _ in range(simulations - 1):
+        simulate(root, game, predict, c_puct)
+    return int(np.argmax(np.where(root.legal, root.N, -1)))
+''',
+        "ignores the c_puct given": '''
+def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
+    root = Node(game, state)
+    for _ in range(simulations):
+        simulate(root, game, predict, C_PUCT)
+    return int(np.argmax(np.where(root.legal, root.N, -1)))
+''',
+    },
+    "win_rate_interval": {
+        "draws counted as losses": '''
+def win_rate_interval(wins, draws, losses):
+    z, n = 1.96, wins + draws + losses
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+''',
+        "the textbook interval p +- z sqrt(p (1 - p) / n)": '''
+def win_rate_interval(wins, draws, losses):
+    n = wins + draws + losses
+    p = (wins + 0.5 * draws) / n
+    half = 1.96 * math.sqrt(p * (1 - p) / n)
+    return p, max(0.0, p - half), min(1.0, p + half)
+''',
+        "draws left out of the games": '''
+def win_rate_interval(wins, draws, losses):
+    z, n = 1.96, wins + losses
+    p = wins / n if n else 0.5
+    n = max(n, 1)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+''',
+        "a 90% interval (z = 1.645)": '''
+def win_rate_interval(wins, draws, losses):
+    z, n = 1.645, wins + draws + losses
+    p = (wins + 0.5 * draws) / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+''',
+    },
 }
 
 NOTEBOOK_OF = {name: notebook for notebook, names in {
@@ -1098,6 +1533,8 @@ NOTEBOOK_OF = {name: notebook for notebook, names in {
     "azul3_play": ("decode_move", "legal_takes", "masked_policy", "arena"),
     "hex4_onpolicy": ("winner", "tree_policy", "rollout", "legal_distribution", "policy_loss",
                       "hex4_onpolicy.train_step", "topp"),
+    "othello5_planning": ("flips", "legal_moves", "state_value", "value_move", "rollout_value", "monte_carlo_move",
+                          "simulate", "mcts_move", "win_rate_interval"),
 }.items() for name in names}
 
 

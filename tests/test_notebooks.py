@@ -172,6 +172,25 @@ def test_hex_notebook_trains_a_short_run_and_plays_both_tournaments(executed_sol
     assert won[0] == min(won.values()) and won[500] == max(won.values()), won
 
 
+def test_othello_notebook_plays_the_round_robin_and_the_simulation_sweep(executed_solution):
+    """Part 5 under the autograder's small budgets: the round robin of the six players prints every pair's
+    result with its interval and draws one heat map; the sweep of MCTS against the policy player prints one
+    line per number of simulations and draws one plot with error bars."""
+    nb = executed_solution("othello5_planning", "othello5_planning")
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    images = lambda cell: sum("image/png" in out.get("data", {}) for out in cell.outputs)  # noqa: E731
+    text = lambda cell: "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")  # noqa: E731
+    tournament = cells["round_robin"]
+    assert images(tournament) == 1, "the heat map"
+    pairs = [line for line in text(tournament).splitlines() if " vs " in line and "score" in line]
+    assert len(pairs) == 15 and all("[" in line and "]" in line for line in pairs), text(tournament)
+    ranked = [line.split(":")[0].strip() for line in text(tournament).splitlines() if "mean score rate" in line]
+    assert sorted(ranked) == sorted(["random", "greedy", "value", "policy", "monte carlo", "mcts"]), ranked
+    sweep = cells["mcts_strength"]
+    assert images(sweep) == 1, "MCTS strength against its number of simulations"
+    assert sum("simulations: score" in line for line in text(sweep).splitlines()) == 3, text(sweep)
+
+
 def _secret_lines(nb) -> set[str]:
     """Lines inside solution / hidden-test regions that never appear in a public part of the notebook."""
     secret, public = set(), set()

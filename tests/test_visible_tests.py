@@ -24,7 +24,8 @@ from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of
 PROVIDED = {"ttt1_mcts": {"setup", "game_provided", "mcts_provided", "mcts_eval"},
             "ttt2_selfplay": {"setup", "part1_solutions", "self_play", "network", "agents"},
             "azul3_play": {"setup"},
-            "hex4_onpolicy": {"setup", "board_helpers", "mcts_provided", "anet_provided", "anet_agents"}}
+            "hex4_onpolicy": {"setup", "board_helpers", "mcts_provided", "anet_provided", "anet_agents"},
+            "othello5_planning": {"setup", "board_helpers", "network", "tree_provided"}}
 
 
 def notebook_cells(assignment: str) -> list[tuple[str, str, str]]:
@@ -47,13 +48,19 @@ def notebook_cells(assignment: str) -> list[tuple[str, str, str]]:
 
 def affected_tests(assignment: str, function: str) -> set[str]:
     """The tests a mistake in `function` can reach (its own, and those whose answer or test uses it),
-    with the tests of their prerequisites (they must pass first)."""
+    with the tests of their prerequisites and of the prerequisites' own (they must pass first)."""
     cells = notebook_cells(assignment)
     answers = [grade_id for grade_id, kind, _ in cells if kind == "solution"]
     text = {grade_id: "\n".join(s for g, _, s in cells if g in (grade_id, f"test_{grade_id}")) for grade_id in answers}
     uses = lambda name, other: re.search(rf"\b{other}\b", text[name]) is not None  # noqa: E731
     reached = {name for name in answers if name == function or uses(name, function)}
-    needed = reached | {other for name in reached for other in answers if uses(name, other)}
+    needed, todo = set(reached), list(reached)
+    while todo:  # part 5 chains them: monte_carlo_move calls rollout_value, which calls state_value
+        name = todo.pop()
+        for other in answers:
+            if other not in needed and uses(name, other):
+                needed.add(other)
+                todo.append(other)
     return {f"test_{name}" for name in needed}
 
 
