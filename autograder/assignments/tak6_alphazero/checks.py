@@ -357,6 +357,9 @@ def judge_puct_select(cases: list, expected: list, outputs: list) -> None:
                  f"score {scores[a]:.5f}" for a in range(min(len(scores), 12))]
         if len(scores) > 12:
             table.append(f"... ({len(scores)} moves; the best is move {int(np.argmax(scores))})")
+            if isinstance(got, int) and 12 <= got < len(scores):
+                table.append(f"move {got}: N = {int(case['counts'][got])}, W = {case['totals'][got]:+.3f}, "
+                             f"P = {case['prior'][got]:.4f}, score {scores[got]:.5f}")
         rate = math.log((1 + case["visits"] + case["c_base"]) / case["c_base"]) + case["c_init"]
         rule = (f"the largest Q + C(s) P sqrt(N(s)) / (1 + N(s, a)), Q = W / N (unvisited_value = "
                 f"{case['unvisited_value']} where N = 0), C(s) = {rate:.4f}; ties to the lowest index")
@@ -575,8 +578,8 @@ def check_alphazero_loss(fn) -> None:
 def cases_win_rate_interval(n: int = 120) -> list:
     rng = np.random.default_rng(SEED + 6)
     cases = [{"wins": w, "draws": d, "losses": l, "z": 1.96}
-             for w, d, l in [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (10, 0, 0), (0, 0, 10), (400, 0, 0), (0, 400, 0),
-                             (50, 0, 50), (48, 4, 48), (199, 1, 200)]]
+             for w, d, l in [(0, 0, 0), (1, 0, 0), (0, 0, 1), (10, 0, 0), (0, 0, 10), (400, 0, 0), (50, 0, 50), (48, 4, 48),
+                             (199, 1, 200), (0, 1, 0), (0, 400, 0)]]
     for i in range(n):
         games = int(rng.integers(1, [20, 200, 2000][i % 3]))
         w, d = sorted(rng.integers(0, games + 1, size=2))
