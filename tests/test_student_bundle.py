@@ -39,7 +39,7 @@ from azcourse import student_validate
 
 ALL_PYTHONS = "AZCOURSE_BUNDLE_ALL_PYTHONS"  # set: the slow test installs the bundles on every Python found
 
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "tak6_alphazero")
 COMMON = ["README.md", "environment.yml", "requirements.txt", "validate.py", "azcourse/__init__.py",
           "azcourse/visible_checks.py"]
 TTT = ["azcourse/tictactoe/__init__.py", "azcourse/tictactoe/rules.py", "azcourse/tictactoe/tree_plots.py"]
@@ -65,6 +65,18 @@ EXPECTED = {
                                "ckpts/hex5/training_log.csv"]
                      + [f"ckpts/hex5/anet_{episode}/{name}" for episode in range(0, 501, 100)
                         for name in ("card.json", "params.msgpack")],
+    # ckpts/tak3: the run folder that shipped_checkpoint(GAME, "tak3") names (its best/ network, its checkpoints,
+    # log and README), whatever iterations the run kept
+    "tak6_alphazero": COMMON + ["tak6_alphazero.ipynb", "azcourse/alphazero/__init__.py", "azcourse/alphazero/agent.py",
+                                "azcourse/alphazero/checkpoints.py", "azcourse/alphazero/network.py",
+                                "azcourse/core/__init__.py", "azcourse/core/agents.py", "azcourse/core/arena.py",
+                                "azcourse/core/evaluators.py", "azcourse/core/mcts.py", "azcourse/core/protocol.py",
+                                "azcourse/flax_msgpack.py", "azcourse/progress.py", "azcourse/registry.py",
+                                "azcourse/tak/__init__.py", "azcourse/tak/agents.py", "azcourse/tak/display.py",
+                                "azcourse/tak/game.py"]
+                      + sorted(str(path.relative_to(REPO_ROOT)) for path in (REPO_ROOT / "ckpts" / "tak3").rglob("*")
+                               if path.is_file() and not path.name.startswith(".")
+                               and not {"resume", "__pycache__"} & set(path.parts)),
 }
 INSTRUCTOR_ONLY = {"nbgrader", "psycopg2-binary", "pytest", "hypothesis", "playwright", "alembic", "sqlalchemy",
                    "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz", "setuptools"}
@@ -72,7 +84,8 @@ JAX = {"jax", "jaxlib", "flax", "optax", "orbax-checkpoint", "tensorstore"}
 NUMBA = {"numba", "llvmlite"}
 # Part 1 is numpy and matplotlib only; part 2 trains a Flax network with optax; part 3 loads Flax
 # checkpoints and runs the numba engine; part 4 trains a Flax ANET with optax.
-HEAVY = {"ttt1_mcts": set(), "ttt2_selfplay": JAX, "azul3_play": JAX | NUMBA, "hex4_onpolicy": JAX}
+HEAVY = {"ttt1_mcts": set(), "ttt2_selfplay": JAX, "azul3_play": JAX | NUMBA, "hex4_onpolicy": JAX,
+         "tak6_alphazero": JAX}
 
 
 @pytest.fixture(scope="module")
