@@ -1460,14 +1460,14 @@ def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
     out[legal] = (1 - fraction) * kept / kept.sum() + fraction * noise
     return out
 ''',
-        "noise drawn from gammas": '''
+        "renormalised after mixing": '''
 def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
     legal = np.asarray(legal, dtype=bool)
     kept = np.asarray(prior, dtype=np.float64)[legal]
-    gammas = rng.gamma(alpha, 1.0, size=len(kept))
+    noise = rng.dirichlet(np.full(len(kept), alpha))
     out = np.zeros(len(legal))
-    out[legal] = (1 - fraction) * kept / kept.sum() + fraction * gammas / gammas.sum()
-    return out
+    out[legal] = (1 - fraction) * kept + fraction * noise
+    return out / out.sum()
 ''',
         "mixes in place": '''
 def add_dirichlet_noise(prior, legal, alpha, fraction, rng):

@@ -128,7 +128,7 @@ def test_a_constant_exploration_rate_in_puct_select_fails(ref):
     ("noise over every action, illegal ones too", "illegal actions got probability"),
     ("the prior not renormalised", "which is the prior's legal entries not renormalised"),
     ("the weights swapped", "which is the weights swapped"),
-    ("noise drawn from gammas", "the random generator was used differently"),
+    ("renormalised after mixing", "which is the mixture renormalised after mixing an unrenormalised prior"),
     ("a generator of its own", "the random generator was used differently"),
     ("mixes in place", "it changed prior or legal"),
 ])

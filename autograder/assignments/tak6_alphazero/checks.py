@@ -25,6 +25,7 @@ STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 FORBIDDEN_HELPERS = {
     "stack_moves": {"legal_actions", "legal_mask", "_tables", "reachable", "flattening", "_problem", "compositions"},
     "has_road": {"_road", "has_road"},
+    "exploration_rate": {"puct_exploration_rate"},
     "puct_select": {"_select"},
     "add_dirichlet_noise": {"clean_prior"},
     "alphazero_loss": {"make_loss", "make_train_steps", "training_for"},

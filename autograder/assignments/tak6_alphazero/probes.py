@@ -4,14 +4,16 @@ Same shape as ``hex4_onpolicy/probes.py``: ``probe_<name>(fn, cases)`` runs stud
 cases and returns plain data. Judges: ``tak6_alphazero/checks.py``.
 
 Each function is graded on its own: while ``puct_select`` runs, the notebook's ``exploration_rate`` is
-replaced by the formula the notebook states (``_exploration_rate`` below, the rate of the pack's generic
-search), so a slip in one answer never costs the points of another. The loss is run on the pack's own
+replaced by the pack's generic search's own (``azcourse.core.mcts.puct_exploration_rate``, the formula
+the notebook states), so a slip in one answer never costs the points of another. The loss is run on the pack's own
 network module (``azcourse.alphazero.network``, which the notebook imports).
 """
 import contextlib
 import math
 
 import numpy as np
+
+from azcourse.core.mcts import puct_exploration_rate
 
 from ..._probe_util import error_of, probe_each, short, unwrap
 
@@ -34,11 +36,6 @@ def replaced(fn, **names):
                 namespace.pop(name, None)
             else:
                 namespace[name] = value
-
-
-def _exploration_rate(visits, c_init, c_base):
-    """C(s) as the notebook states it (and azcourse.core.mcts computes it)."""
-    return math.log((1 + visits + c_base) / c_base) + c_init
 
 
 def _number(value):
@@ -89,7 +86,7 @@ def probe_exploration_rate(fn, cases: list) -> list:
 def probe_puct_select(fn, cases: list) -> list:
     """{"choice": the index returned or a description, "changed": whether an input array was changed}."""
     outputs = []
-    with replaced(fn, exploration_rate=_exploration_rate):
+    with replaced(fn, exploration_rate=puct_exploration_rate):
         for case in cases:
             given = [case["counts"].copy(), case["totals"].copy(), case["prior"].copy()]
             try:
