@@ -162,7 +162,7 @@ def all_cases() -> list[Case]:
 
 
 def demo_cases() -> list[Case]:
-    """The cases each assignment's ``DEMO`` names (15 submissions: one full answer of every part, blank,
+    """The cases each assignment's ``DEMO`` names (16 submissions: one full answer of every part, blank,
     partial and hostile ones)."""
     return [case for module in example_modules().values() for case in module.cases() if case.name in module.DEMO]
 

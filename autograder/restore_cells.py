@@ -107,6 +107,9 @@ def restore(nb, known: dict, order: list, released: dict | None = None) -> list[
             problems += _restore_known(cell, grade_id, *known[grade_id], released.get(grade_id))
             continue
         del cell.metadata["nbgrader"]
+        if cell.get("cell_type") != "code":  # a copy turned to text keeps no code-cell fields (nbformat refuses them)
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
         label = f"cell {index + 1}" + (f" ({_short(grade_id)})" if isinstance(grade_id, str) else "")
         if not isinstance(raw, dict):
             problems.append(f"{label}: its nbgrader metadata was not a mapping; removed (graded as a plain cell)")

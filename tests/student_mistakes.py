@@ -4,8 +4,8 @@ Each is source code that redefines one graded function the way a student really 
 a wrong term in a formula, a forgotten mask, mutation of an input, tie-breaking, overflow, sign
 and viewpoint errors, missed rule cases, seating and randomness protocols.
 ``tests/test_visible_tests.py`` runs every notebook's visible tests with each of them in turn, and
-``tests/test_hex_notebook_checks.py`` and ``tests/test_othello_notebook_checks.py`` check that each of parts 4
-and 5 fails its hidden test too.
+``tests/test_hex_notebook_checks.py``, ``tests/test_othello_notebook_checks.py`` and
+``tests/test_tak_notebook_checks.py`` check that each of parts 4, 5 and 6 fails its hidden test too.
 
 A key of ``MISTAKES`` is the function's name; a name graded in two notebooks (``train_step``) is
 qualified with its notebook the second time. ``NOTEBOOK_OF`` gives each key's notebook, ``function_of``
@@ -1525,6 +1525,504 @@ def win_rate_interval(wins, draws, losses):
     return p, max(0.0, centre - half), min(1.0, centre + half)
 ''',
     },
+    # ------------------------------------------------------------------ tak6_alphazero
+    "stack_moves": {
+        "ignores the carry limit": '''
+def stack_moves(board, square):
+    n = math.isqrt(len(board))
+    stack = board[square]
+    if not stack:
+        return []
+
+    def drop_sequences(count, squares):
+        if count == 0:
+            return [()]
+        if squares == 0:
+            return []
+        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
+
+    capstone = stack[-1] >> 1 == CAP
+    rank, file = divmod(square, n)
+    moves = []
+    for direction, (dr, df) in enumerate(STEPS):
+        line, r, f = [], rank + dr, file + df
+        while 0 <= r < n and 0 <= f < n:
+            line.append(r * n + f)
+            r, f = r + dr, f + df
+        free = 0
+        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
+            free += 1
+        flattens = capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL
+        for count in range(1, len(stack) + 1):
+            moves += [(direction, drops) for drops in drop_sequences(count, free)]
+            if flattens:
+                moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]
+    return moves
+''',
+        "the capstone flattens while carrying others": '''
+def stack_moves(board, square):
+    n = math.isqrt(len(board))
+    stack = board[square]
+    if not stack:
+        return []
+
+    def drop_sequences(count, squares):
+        if count == 0:
+            return [()]
+        if squares == 0:
+            return []
+        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
+
+    capstone = stack[-1] >> 1 == CAP
+    rank, file = divmod(square, n)
+    moves = []
+    for direction, (dr, df) in enumerate(STEPS):
+        line, r, f = [], rank + dr, file + df
+        while 0 <= r < n and 0 <= f < n:
+            line.append(r * n + f)
+            r, f = r + dr, f + df
+        free = 0
+        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
+            free += 1
+        reach = free + 1 if capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL else free
+        for count in range(1, min(len(stack), n) + 1):
+            moves += [(direction, drops) for drops in drop_sequences(count, reach)]
+    return moves
+''',
+        "no capstone flattening": '''
+def stack_moves(board, square):
+    n = math.isqrt(len(board))
+    stack = board[square]
+    if not stack:
+        return []
+
+    def drop_sequences(count, squares):
+        if count == 0:
+            return [()]
+        if squares == 0:
+            return []
+        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
+
+    rank, file = divmod(square, n)
+    moves = []
+    for direction, (dr, df) in enumerate(STEPS):
+        line, r, f = [], rank + dr, file + df
+        while 0 <= r < n and 0 <= f < n:
+            line.append(r * n + f)
+            r, f = r + dr, f + df
+        free = 0
+        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
+            free += 1
+        for count in range(1, min(len(stack), n) + 1):
+            moves += [(direction, drops) for drops in drop_sequences(count, free)]
+    return moves
+''',
+        "walls block but capstones do not": '''
+def stack_moves(board, square):
+    n = math.isqrt(len(board))
+    stack = board[square]
+    if not stack:
+        return []
+
+    def drop_sequences(count, squares):
+        if count == 0:
+            return [()]
+        if squares == 0:
+            return []
+        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
+
+    capstone = stack[-1] >> 1 == CAP
+    rank, file = divmod(square, n)
+    moves = []
+    for direction, (dr, df) in enumerate(STEPS):
+        line, r, f = [], rank + dr, file + df
+        while 0 <= r < n and 0 <= f < n:
+            line.append(r * n + f)
+            r, f = r + dr, f + df
+        free = 0
+        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 != WALL):
+            free += 1
+        flattens = capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL
+        for count in range(1, min(len(stack), n) + 1):
+            moves += [(direction, drops) for drops in drop_sequences(count, free)]
+            if flattens:
+                moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]
+    return moves
+''',
+        "every stone of the stack must move": '''
+def stack_moves(board, square):
+    n = math.isqrt(len(board))
+    stack = board[square]
+    if not stack or len(stack) > n:
+        return []
+
+    def drop_sequences(count, squares):
+        if count == 0:
+            return [()]
+        if squares == 0:
+            return []
+        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
+
+    capstone = stack[-1] >> 1 == CAP
+    rank, file = divmod(square, n)
+    moves = []
+    for direction, (dr, df) in enumerate(STEPS):
+        line, r, f = [], rank + dr, file + df
+        while 0 <= r < n and 0 <= f < n:
+            line.append(r * n + f)
+            r, f = r + dr, f + df
+        free = 0
+        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
+            free += 1
+        flattens = capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL
+        count = len(stack)
+        moves += [(direction, drops) for drops in drop_sequences(count, free)]
+        if flattens:
+            moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]
+    return moves
+''',
+    },
+    "has_road": {
+        "walls count as road squares": '''
+def has_road(board, colour):
+    n = math.isqrt(len(board))
+    mine = {square for square, stack in enumerate(board) if stack and stack[-1] & 1 == colour}
+    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
+                         (set(range(n)), set(range(n * (n - 1), n * n)))):
+        frontier = list(mine & starts)
+        seen = set(frontier)
+        while frontier:
+            square = frontier.pop()
+            if square in ends:
+                return True
+            rank, file = divmod(square, n)
+            for dr, df in STEPS:
+                r, f = rank + dr, file + df
+                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
+                    seen.add(r * n + f)
+                    frontier.append(r * n + f)
+    return False
+''',
+        "diagonal steps join": '''
+def has_road(board, colour):
+    n = math.isqrt(len(board))
+    mine = {square for square, stack in enumerate(board) if stack and stack[-1] in (colour, 2 * CAP + colour)}
+    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
+                         (set(range(n)), set(range(n * (n - 1), n * n)))):
+        frontier = list(mine & starts)
+        seen = set(frontier)
+        while frontier:
+            square = frontier.pop()
+            if square in ends:
+                return True
+            rank, file = divmod(square, n)
+            for dr in (-1, 0, 1):
+                for df in (-1, 0, 1):
+                    r, f = rank + dr, file + df
+                    if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
+                        seen.add(r * n + f)
+                        frontier.append(r * n + f)
+    return False
+''',
+        "left to right only": '''
+def has_road(board, colour):
+    n = math.isqrt(len(board))
+    mine = {square for square, stack in enumerate(board) if stack and stack[-1] in (colour, 2 * CAP + colour)}
+    frontier = [r * n for r in range(n) if r * n in mine]
+    seen = set(frontier)
+    while frontier:
+        square = frontier.pop()
+        if square % n == n - 1:
+            return True
+        rank, file = divmod(square, n)
+        for dr, df in STEPS:
+            r, f = rank + dr, file + df
+            if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
+                seen.add(r * n + f)
+                frontier.append(r * n + f)
+    return False
+''',
+        "capstones left out": '''
+def has_road(board, colour):
+    n = math.isqrt(len(board))
+    mine = {square for square, stack in enumerate(board) if stack and stack[-1] == colour}
+    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
+                         (set(range(n)), set(range(n * (n - 1), n * n)))):
+        frontier = list(mine & starts)
+        seen = set(frontier)
+        while frontier:
+            square = frontier.pop()
+            if square in ends:
+                return True
+            rank, file = divmod(square, n)
+            for dr, df in STEPS:
+                r, f = rank + dr, file + df
+                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
+                    seen.add(r * n + f)
+                    frontier.append(r * n + f)
+    return False
+''',
+        "any stone of the stack counts": '''
+def has_road(board, colour):
+    n = math.isqrt(len(board))
+    mine = {square for square, stack in enumerate(board) if any(code in (colour, 2 * CAP + colour) for code in stack)}
+    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
+                         (set(range(n)), set(range(n * (n - 1), n * n)))):
+        frontier = list(mine & starts)
+        seen = set(frontier)
+        while frontier:
+            square = frontier.pop()
+            if square in ends:
+                return True
+            rank, file = divmod(square, n)
+            for dr, df in STEPS:
+                r, f = rank + dr, file + df
+                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
+                    seen.add(r * n + f)
+                    frontier.append(r * n + f)
+    return False
+''',
+        "any two edges": '''
+def has_road(board, colour):
+    n = math.isqrt(len(board))
+    mine = {square for square, stack in enumerate(board) if stack and stack[-1] in (colour, 2 * CAP + colour)}
+    edges = [{r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}, set(range(n)), set(range(n * (n - 1), n * n))]
+    for start in range(4):
+        frontier = list(mine & edges[start])
+        seen = set(frontier)
+        while frontier:
+            square = frontier.pop()
+            if any(square in edges[other] for other in range(4) if other != start):
+                return True
+            rank, file = divmod(square, n)
+            for dr, df in STEPS:
+                r, f = rank + dr, file + df
+                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
+                    seen.add(r * n + f)
+                    frontier.append(r * n + f)
+    return False
+''',
+    },
+    "exploration_rate": {
+        "the report's formula (c_init inside the log)": '''
+def exploration_rate(visits, c_init, c_base):
+    return math.log((1 + visits + c_init) / c_base)
+''',
+        "a constant rate": '''
+def exploration_rate(visits, c_init, c_base):
+    return c_init
+''',
+        "c_init left out": '''
+def exploration_rate(visits, c_init, c_base):
+    return math.log((1 + visits + c_base) / c_base)
+''',
+        "log base 10": '''
+def exploration_rate(visits, c_init, c_base):
+    return math.log10((1 + visits + c_base) / c_base) + c_init
+''',
+    },
+    "puct_select": {
+        "C(s) constant (c_init)": '''
+def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
+    counts = np.asarray(counts, dtype=np.float64)
+    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
+    u = c_init * np.asarray(prior, dtype=np.float64) * math.sqrt(visits) / (1 + counts)
+    return int(np.argmax(q + u))
+''',
+        "unvisited moves get Q = 0": '''
+def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
+    counts = np.asarray(counts, dtype=np.float64)
+    q = np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1)
+    u = exploration_rate(visits, c_init, c_base) * np.asarray(prior, dtype=np.float64) * math.sqrt(visits) / (1 + counts)
+    return int(np.argmax(q + u))
+''',
+        "no square root": '''
+def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
+    counts = np.asarray(counts, dtype=np.float64)
+    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
+    u = exploration_rate(visits, c_init, c_base) * np.asarray(prior, dtype=np.float64) * visits / (1 + counts)
+    return int(np.argmax(q + u))
+''',
+        "ties to the highest index": '''
+def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
+    counts = np.asarray(counts, dtype=np.float64)
+    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
+    u = exploration_rate(visits, c_init, c_base) * np.asarray(prior, dtype=np.float64) * math.sqrt(visits) / (1 + counts)
+    scores = q + u
+    return int(len(scores) - 1 - np.argmax(scores[::-1]))
+''',
+        "the prior left out (UCT's bonus)": '''
+def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
+    counts = np.asarray(counts, dtype=np.float64)
+    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
+    u = exploration_rate(visits, c_init, c_base) * math.sqrt(visits) / (1 + counts)
+    return int(np.argmax(q + u))
+''',
+    },
+    "add_dirichlet_noise": {
+        "noise over every action, illegal ones too": '''
+def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
+    legal = np.asarray(legal, dtype=bool)
+    kept = np.where(legal, np.asarray(prior, dtype=np.float64), 0.0)
+    noise = rng.dirichlet(np.full(len(kept), alpha))
+    return (1 - fraction) * kept / kept.sum() + fraction * noise
+''',
+        "the prior not renormalised": '''
+def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
+    legal = np.asarray(legal, dtype=bool)
+    kept = np.asarray(prior, dtype=np.float64)[legal]
+    noise = rng.dirichlet(np.full(len(kept), alpha))
+    out = np.zeros(len(legal))
+    out[legal] = (1 - fraction) * kept + fraction * noise
+    return out
+''',
+        "the weights swapped": '''
+def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
+    legal = np.asarray(legal, dtype=bool)
+    kept = np.asarray(prior, dtype=np.float64)[legal]
+    noise = rng.dirichlet(np.full(len(kept), alpha))
+    out = np.zeros(len(legal))
+    out[legal] = fraction * kept / kept.sum() + (1 - fraction) * noise
+    return out
+''',
+        "a generator of its own": '''
+def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
+    legal = np.asarray(legal, dtype=bool)
+    kept = np.asarray(prior, dtype=np.float64)[legal]
+    noise = np.random.default_rng().dirichlet(np.full(len(kept), alpha))
+    out = np.zeros(len(legal))
+    out[legal] = (1 - fraction) * kept / kept.sum() + fraction * noise
+    return out
+''',
+        "renormalised after mixing": '''
+def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
+    legal = np.asarray(legal, dtype=bool)
+    kept = np.asarray(prior, dtype=np.float64)[legal]
+    noise = rng.dirichlet(np.full(len(kept), alpha))
+    out = np.zeros(len(legal))
+    out[legal] = (1 - fraction) * kept + fraction * noise
+    return out / out.sum()
+''',
+        "mixes in place": '''
+def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
+    legal = np.asarray(legal, dtype=bool)
+    noise = rng.dirichlet(np.full(int(legal.sum()), alpha))
+    prior[~legal] = 0.0
+    prior /= prior.sum()
+    prior[legal] = (1 - fraction) * prior[legal] + fraction * noise
+    return prior
+''',
+    },
+    "alphazero_loss": {
+        "cross-entropy over illegal moves too": '''
+def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
+    logits, v = apply_fn(params, x)
+    value_loss = jnp.mean((z - v) ** 2)
+    policy_loss = -jnp.mean(jnp.sum(pi * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+    l2 = c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
+    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
+''',
+        "L2 on the kernels only": '''
+def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
+    logits, v = apply_fn(params, x)
+    value_loss = jnp.mean((z - v) ** 2)
+    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
+    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
+    l2 = c * sum(jnp.sum(layer["kernel"] ** 2) for layer in params.values())
+    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
+''',
+        "L2 subtracted": '''
+def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
+    logits, v = apply_fn(params, x)
+    value_loss = jnp.mean((z - v) ** 2)
+    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
+    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
+    l2 = -c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
+    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
+''',
+        "-inf on the illegal moves": '''
+def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
+    logits, v = apply_fn(params, x)
+    value_loss = jnp.mean((z - v) ** 2)
+    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -jnp.inf), axis=-1)
+    policy_loss = -jnp.mean(jnp.sum(pi * log_p, axis=-1))
+    l2 = c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
+    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
+''',
+        "the value loss summed over the batch": '''
+def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
+    logits, v = apply_fn(params, x)
+    value_loss = jnp.sum((z - v) ** 2)
+    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
+    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
+    l2 = c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
+    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
+''',
+        "the L2 term without c": '''
+def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
+    logits, v = apply_fn(params, x)
+    value_loss = jnp.mean((z - v) ** 2)
+    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
+    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
+    l2 = sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
+    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
+''',
+    },
+    "tak6_alphazero.win_rate_interval": {
+        "the normal approximation": '''
+def win_rate_interval(wins, draws, losses, z=1.96):
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    s = (wins + 0.5 * draws) / n
+    half = z * math.sqrt(s * (1 - s) / n)
+    return s, max(0.0, s - half), min(1.0, s + half)
+''',
+        "draws counted as losses": '''
+def win_rate_interval(wins, draws, losses, z=1.96):
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    s = wins / n
+    denom = 1 + z * z / n
+    centre = (s + z * z / (2 * n)) / denom
+    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n)) / denom
+    return s, max(0.0, centre - half), min(1.0, centre + half)
+''',
+        "draws left out of the games": '''
+def win_rate_interval(wins, draws, losses, z=1.96):
+    n = wins + losses
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    s = wins / n
+    denom = 1 + z * z / n
+    centre = (s + z * z / (2 * n)) / denom
+    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n)) / denom
+    return s, max(0.0, centre - half), min(1.0, centre + half)
+''',
+        "z fixed at 1.96": '''
+def win_rate_interval(wins, draws, losses, z=1.96):
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    s = (wins + 0.5 * draws) / n
+    denom = 1 + 1.96 ** 2 / n
+    centre = (s + 1.96 ** 2 / (2 * n)) / denom
+    half = 1.96 * math.sqrt(s * (1 - s) / n + 1.96 ** 2 / (4 * n * n)) / denom
+    return s, max(0.0, centre - half), min(1.0, centre + half)
+''',
+        "the half-width not divided by 1 + z^2 / n": '''
+def win_rate_interval(wins, draws, losses, z=1.96):
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    s = (wins + 0.5 * draws) / n
+    denom = 1 + z * z / n
+    centre = (s + z * z / (2 * n)) / denom
+    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n))
+    return s, max(0.0, centre - half), min(1.0, centre + half)
+''',
+    },
 }
 
 NOTEBOOK_OF = {name: notebook for notebook, names in {
@@ -1535,6 +2033,8 @@ NOTEBOOK_OF = {name: notebook for notebook, names in {
                       "hex4_onpolicy.train_step", "topp"),
     "othello5_planning": ("flips", "legal_moves", "state_value", "value_move", "rollout_value", "monte_carlo_move",
                           "simulate", "mcts_move", "win_rate_interval"),
+    "tak6_alphazero": ("stack_moves", "has_road", "exploration_rate", "puct_select", "add_dirichlet_noise",
+                       "alphazero_loss", "tak6_alphazero.win_rate_interval"),
 }.items() for name in names}
 
 

@@ -202,7 +202,7 @@ def test_cli_autograde_exits_non_zero_with_the_cause(graded):
 
 @pytest.mark.parametrize("args, message", [
     (["autograde", "ttt1_mcst"], "error: no assignment named ttt1_mcst (the course has: azul3_play, hex4_onpolicy, "
-                                 "othello5_planning, ttt1_mcts, ttt2_selfplay)"),
+                                 "othello5_planning, tak6_alphazero, ttt1_mcts, ttt2_selfplay)"),
     (["autograde", "ttt1_mcts", "--student", "nobody"], "error: nothing to grade: no submission of ttt1_mcts and "
                                                          "student nobody"),
     (["feedback", "azul"], "error: no assignment named azul"),

@@ -16,7 +16,7 @@ from nbgrader.nbgraderformat import MetadataValidator
 from autograder import audit, build, code_scan, pipeline, restore_cells
 from autograder.grading_config import REPO_ROOT
 
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning", "tak6_alphazero")
 
 
 def release(assignment):

@@ -135,7 +135,7 @@ def test_the_key_follows_the_sources_and_the_kernels_environment(tmp_path, monke
 
 
 def test_only_jax_notebooks_get_the_cache():
-    assert [path.parent.name for path in jax_cache.reference_notebooks()] == ["hex4_onpolicy", "ttt2_selfplay"]
+    assert [path.parent.name for path in jax_cache.reference_notebooks()] == ["hex4_onpolicy", "tak6_alphazero", "ttt2_selfplay"]
 
 
 @pytest.mark.slow

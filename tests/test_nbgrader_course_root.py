@@ -29,7 +29,7 @@ from autograder.grading_config import REPO_ROOT
 from jupyter_lab import running_lab
 
 pytestmark = pytest.mark.slow
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning", "tak6_alphazero")
 STUDENTS = ("full", "blank", "gradebook_write")
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = "azcourse-formgrader-test"

@@ -191,6 +191,29 @@ def test_othello_notebook_plays_the_round_robin_and_the_simulation_sweep(execute
     assert sum("simulations: score" in line for line in text(sweep).splitlines()) == 3, text(sweep)
 
 
+def test_tak_notebook_plays_the_reports_matches_by_seat_with_intervals(executed_solution):
+    """Part 6 under the autograder's small budgets: the seven matches of the report (and AlphaTak against each
+    player) print one by-seat row each, with a Wilson interval per seat, and draw one figure; the noise demo
+    and the loss curve draw theirs; the number of games sits behind an editable switch."""
+    nb = executed_solution("tak6_alphazero", "tak6_alphazero")
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): (i, c) for i, c in enumerate(nb.cells)}
+    images = lambda cell: sum("image/png" in out.get("data", {}) for out in cell.outputs)  # noqa: E731
+    at, experiments = cells["experiments"]
+    assert images(experiments) == 1, "the by-seat figure"
+    switch = nb.cells[at - 1]
+    assert switch.source.startswith("GAMES = ") and not switch.metadata.get("nbgrader", {}).get("locked")
+    text = "".join(out.get("text", "") for out in experiments.outputs if out.output_type == "stream")
+    rows = [line for line in text.splitlines() if " vs " in line and "|" in line]
+    assert [line.split("|")[0].strip() for line in rows] == [
+        "random vs random", "mcts 50 vs random", "mcts 100 vs random", "mcts 50 vs mcts 50", "alphatak 50 vs random",
+        "alphatak 50 vs mcts 50", "alphatak 50 vs mcts 100"], text
+    assert "as first" in text and "as second" in text and all(line.count("[") == 3 for line in rows), text
+    first, second = (rows[-1].split("|")[k].split()[0] for k in (1, 2))
+    assert sum(map(int, first.split("/"))) == sum(map(int, second.split("/"))) == 10  # 20 games, 10 per seat
+    demos = [cell for cell in nb.cells if cell.cell_type == "code" and not cell.metadata.get("nbgrader")]
+    assert sum(images(cell) for cell in demos) >= 4  # the pictures of sections 1-2, the noise demo, the loss curve
+
+
 def _secret_lines(nb) -> set[str]:
     """Lines inside solution / hidden-test regions that never appear in a public part of the notebook."""
     secret, public = set(), set()

@@ -50,7 +50,8 @@ def test_only_notebooks_that_use_the_engine_get_the_cache():
                                                        as_version=4))
             for name in build.ASSIGNMENTS}
     assert uses == {"ttt1_mcts": False, "ttt2_selfplay": False, "azul3_play": True, "hex4_onpolicy": False,
-                    "othello5_planning": False}
+                    "othello5_planning": False,
+                    "tak6_alphazero": False}
 
 
 def test_the_key_follows_the_sources(tmp_path, monkeypatch):

@@ -29,7 +29,7 @@ def check(request):
 
 
 def test_every_assignments_judges_are_checked():
-    assert MODULES == ["azul3_play", "hex4_onpolicy", "othello5_planning", "ttt1_mcts", "ttt2_selfplay"]
+    assert MODULES == ["azul3_play", "hex4_onpolicy", "othello5_planning", "tak6_alphazero", "ttt1_mcts", "ttt2_selfplay"]
 
 
 def test_the_reference_output_is_accepted(check):

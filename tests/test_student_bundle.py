@@ -39,7 +39,7 @@ from azcourse import student_validate
 
 ALL_PYTHONS = "AZCOURSE_BUNDLE_ALL_PYTHONS"  # set: the slow test installs the bundles on every Python found
 
-ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning")
+ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning", "tak6_alphazero")
 COMMON = ["README.md", "environment.yml", "requirements.txt", "validate.py", "azcourse/__init__.py",
           "azcourse/visible_checks.py"]
 TTT = ["azcourse/tictactoe/__init__.py", "azcourse/tictactoe/rules.py", "azcourse/tictactoe/tree_plots.py"]
@@ -70,14 +70,26 @@ EXPECTED = {
                                    "azcourse/alphazero/agent.py", "azcourse/alphazero/checkpoints.py",
                                    "azcourse/alphazero/network.py", "azcourse/core/__init__.py", "azcourse/core/agents.py",
                                    "azcourse/core/arena.py", "azcourse/core/evaluators.py", "azcourse/core/mcts.py",
-                                   "azcourse/core/planners.py", "azcourse/core/protocol.py", "azcourse/flax_msgpack.py",
-                                   "azcourse/othello/__init__.py", "azcourse/othello/agents.py",
+                                   "azcourse/core/planners.py", "azcourse/core/protocol.py",
+                                   "azcourse/core/square_symmetry.py", "azcourse/flax_msgpack.py", "azcourse/othello/__init__.py", "azcourse/othello/agents.py",
                                    "azcourse/othello/display.py", "azcourse/othello/game.py",
                                    "azcourse/othello/symmetry.py", "azcourse/progress.py", "azcourse/registry.py",
                                    "ckpts/othello6/README.md", "ckpts/othello6/config.toml", "ckpts/othello6/log.csv",
                                    "ckpts/othello6/best/card.json", "ckpts/othello6/best/params.msgpack"]
                          + [f"ckpts/othello6/checkpoints/iter_{i:04d}/{name}" for i in range(0, 41, 10)
                             for name in ("card.json", "params.msgpack")],
+    # ckpts/tak3: the run folder that shipped_checkpoint(GAME, "tak3") names (its best/ network, its checkpoints,
+    # log and README), whatever iterations the run kept
+    "tak6_alphazero": COMMON + ["tak6_alphazero.ipynb", "azcourse/alphazero/__init__.py", "azcourse/alphazero/agent.py",
+                                "azcourse/alphazero/checkpoints.py", "azcourse/alphazero/network.py",
+                                "azcourse/core/__init__.py", "azcourse/core/agents.py", "azcourse/core/arena.py",
+                                "azcourse/core/evaluators.py", "azcourse/core/mcts.py", "azcourse/core/protocol.py",
+                                "azcourse/core/square_symmetry.py", "azcourse/flax_msgpack.py", "azcourse/progress.py",
+                                "azcourse/registry.py", "azcourse/tak/__init__.py", "azcourse/tak/agents.py", "azcourse/tak/display.py",
+                                "azcourse/tak/game.py"]
+                      + sorted(str(path.relative_to(REPO_ROOT)) for path in (REPO_ROOT / "ckpts" / "tak3").rglob("*")
+                               if path.is_file() and not path.name.startswith(".")
+                               and not {"resume", "__pycache__"} & set(path.parts)),
 }
 INSTRUCTOR_ONLY = {"nbgrader", "psycopg2-binary", "pytest", "hypothesis", "playwright", "alembic", "sqlalchemy",
                    "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz", "setuptools"}
@@ -88,7 +100,7 @@ NUMBA = {"numba", "llvmlite"}
 # numpy, but the checkpoint modules it imports name Flax and JAX in their writers and their training
 # helpers (function-level imports), which the bundle's import scan counts.
 HEAVY = {"ttt1_mcts": set(), "ttt2_selfplay": JAX, "azul3_play": JAX | NUMBA, "hex4_onpolicy": JAX,
-         "othello5_planning": JAX}
+         "othello5_planning": JAX, "tak6_alphazero": JAX}
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,8 @@ PROVIDED = {"ttt1_mcts": {"setup", "game_provided", "mcts_provided", "mcts_eval"
             "ttt2_selfplay": {"setup", "part1_solutions", "self_play", "network", "agents"},
             "azul3_play": {"setup"},
             "hex4_onpolicy": {"setup", "board_helpers", "mcts_provided", "anet_provided", "anet_agents"},
-            "othello5_planning": {"setup", "board_helpers", "network", "tree_provided"}}
+            "othello5_planning": {"setup", "board_helpers", "network", "tree_provided"},
+            "tak6_alphazero": {"setup", "board_helpers", "search_provided", "network_provided"}}
 
 
 def notebook_cells(assignment: str) -> list[tuple[str, str, str]]:

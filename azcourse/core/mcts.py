@@ -87,6 +87,11 @@ class MCTSConfig:
             raise ValueError("simulations and chance_outcomes must be at least 1")
 
 
+def puct_exploration_rate(visits: int, c_init: float, c_base: float) -> float:
+    """PUCT's growing exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``."""
+    return math.log((1 + visits + c_base) / c_base) + c_init
+
+
 class SearchResult(NamedTuple):
     """What ``MCTS.search`` returns.
 
@@ -207,7 +212,7 @@ class MCTS:
                     best, pick = score, i
             return pick
         total = node.visits
-        rate = math.log((1 + total + c.c_base) / c.c_base) + c.c_init
+        rate = puct_exploration_rate(total, c.c_init, c.c_base)
         prior = [1.0 / len(counts)] * len(counts) if node.prior is None else node.prior.tolist()
         root_total = math.sqrt(total)
         for i, n in enumerate(counts):
