@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -484,8 +485,17 @@ def lab_serves(command: list[str], folder: Path, env: dict, log: Path, notebook:
         url = re.search(r"(http://127\.0\.0\.1:\d+/)lab\?token=(\w+)", log.read_text())
         if url is None:
             return {"log": log.read_text()[-3000:]}
-        with urllib.request.urlopen(f"{url[1]}api/contents/{notebook}?token={url[2]}", timeout=60) as answer:
-            return json.load(answer)
+        # The banner can come a moment before the socket answers on a loaded machine: ask again for 30 s
+        # while the server lives; a server that never answers returns its log (and the error) instead.
+        deadline, error = time.monotonic() + 30, None
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"{url[1]}api/contents/{notebook}?token={url[2]}", timeout=60) as answer:
+                    return json.load(answer)
+            except urllib.error.URLError as exc:
+                error = exc
+                time.sleep(1)
+        return {"log": f"{error}\n" + log.read_text()[-3000:]}
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)
