@@ -14,7 +14,8 @@ checkpoints.py`` finds ``ckpts/`` two folders above itself):
 * ``ckpts/<name>/`` for every checkpoint whose name (or short name, see ``checkpoints.model_dir``)
   is a string literal of the notebook or of a shipped module (``"hex5"`` names the Hex run folder
   with its ``anet_*`` subfolders), less what only the instructor's machine holds: a training run's
-  ``resume/`` state (git-ignored), caches and hidden files;
+  ``resume/`` state (git-ignored), an AlphaZero run's intermediate ``checkpoints/`` (the notebooks
+  load ``best/``), caches and hidden files;
 * ``requirements.txt``: the pins of ``requirements-student.txt`` this folder needs, computed (see
   ``needed_pins``), so a bundle that imports no JAX installs none; ``environment.yml`` (conda),
   ``validate.py`` (``azcourse/student_validate.py``: Validate without nbgrader) and ``README.md``
@@ -54,7 +55,9 @@ FORBIDDEN_DIRS = ("autograder", "solutions", "assignments")
 GRADER_FILE_PATTERNS = ("*/checks.py", "*/cases.py", "*/probes.py", "*/examples.py")
 # Inside a checkpoint folder, never shipped: the state an interrupted training run resumes from
 # (azcourse/hex/train.py writes <run>/resume/, git-ignored) and Python caches; hidden files neither.
-CKPT_EXCLUDED_DIRS = ("resume", "__pycache__")
+# resume/: a training run's state (git-ignored); checkpoints/: an AlphaZero run's intermediate networks,
+# for the instructor's tournaments of a run (the notebooks load best/).
+CKPT_EXCLUDED_DIRS = ("resume", "checkpoints", "__pycache__")
 # What opens, runs and validates a notebook without being imported by it: every bundle pins them.
 NOTEBOOK_TOOLS = ("ipykernel", "ipywidgets", "jupyterlab", "nbclient", "nbformat")
 # Colab's own runtime provides those: replacing them with our pins can break a Colab session, so
