@@ -547,11 +547,15 @@ def score_text(row: dict) -> str:
 def table(rows: list[dict], width: int = 100) -> str:
     """A plain-text grade table for the terminal (text fields through ``neutralise``): one line per
     student and notebook with its score, then its problems and flags, wrapped, never cut."""
-    header = f"{'student':<22}{'notebook':<16}score"
-    lines = [header, "-" * width]
+    students = [neutralise(str(row["student"])) for row in rows]
+    notebooks = [neutralise(str(row["notebook"])) for row in rows]
+    # columns as wide as their longest entry (a student's name at most 40 wide), two spaces apart
+    w_student = min(max([20, *map(len, students)]), 40) + 2
+    w_notebook = max([14, *map(len, notebooks)]) + 2
+    lines = [f"{'student':<{w_student}}{'notebook':<{w_notebook}}score", "-" * width]
     indent = " " * 4
-    for row in rows:
-        lines.append(f"{neutralise(str(row['student'])):<22}{neutralise(str(row['notebook'])):<16}{score_text(row)}")
+    for row, student, notebook in zip(rows, students, notebooks):
+        lines.append(f"{student + '  ':<{w_student}}{notebook:<{w_notebook}}{score_text(row)}")
         for label in ("problems", "flags"):
             if row.get(label):
                 lines += textwrap.wrap(f"{label}: {neutralise(str(row[label]))}", width, initial_indent=indent,

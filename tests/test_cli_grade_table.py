@@ -105,6 +105,18 @@ def test_a_long_flag_is_wrapped_never_cut():
     assert all(len(line) <= 100 for line in body[1:] if path not in line)
 
 
+def test_columns_fit_the_longest_names_and_stay_apart():
+    """A notebook name longer than the default column (part 5's) and a long student id never run into
+    the next column: every score starts in the same column, two spaces after the longest name."""
+    base = {"status": "graded", "score": 22.0, "max_score": 22.0, "cells": {}, "problems": "", "flags": ""}
+    rows = [{**base, "student": "ann", "notebook": "othello5_planning"}, {**base, "student": "b" * 30, "notebook": ASSIGNMENT},
+            {**base, "student": "c" * 60, "notebook": ASSIGNMENT}]
+    body = pipeline.table(rows, width=100).splitlines()[2:]
+    assert body[0] == f"{'ann':<42}{'othello5_planning':<19}22/22 points"
+    assert body[1] == f"{'b' * 30:<42}{ASSIGNMENT:<19}22/22 points"
+    assert body[2] == f"{'c' * 60}  {ASSIGNMENT:<19}22/22 points"  # past 40 wide, a name keeps its two spaces
+
+
 def test_scores_in_words():
     cells = {"test": {"max": 21.0, "needs_manual_grade": False}, "q1": {"max": 8.0, "needs_manual_grade": False}}
     assert pipeline.score_text({"status": "graded", "score": 27.0, "max_score": 29.0, "cells": cells}) == "27/29 points"
