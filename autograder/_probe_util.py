@@ -1,5 +1,5 @@
 """Small helpers shared by the probes (copied into the sandbox with them): plain-data
-descriptions of student results and errors, and a quiet context."""
+descriptions of student results and errors, a quiet context, and notebook globals swapped for a block."""
 import contextlib
 import warnings
 
@@ -56,6 +56,26 @@ def train_calls(fn, state, calls) -> tuple:
         losses.append(float(loss))
     leaves = jax.tree_util.tree_leaves(state.params)
     return state, losses, np.concatenate([np.ravel(leaf) for leaf in leaves]).astype(float).tolist()
+
+
+@contextlib.contextmanager
+def replaced(fn, **names):
+    """Within the block, the notebook globals of `fn` named in `names` are the given objects."""
+    namespace = getattr(unwrap(fn), "__globals__", None)
+    if not isinstance(namespace, dict):
+        yield
+        return
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in names}
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
 
 
 @contextlib.contextmanager

@@ -9,8 +9,11 @@ and viewpoint errors, missed rule cases, seating and randomness protocols.
 
 A key of ``MISTAKES`` is the function's name; a name graded in two notebooks (``train_step``) is
 qualified with its notebook the second time. ``NOTEBOOK_OF`` gives each key's notebook, ``function_of``
-its function.
+its function, ``mistake`` defines one wrong answer in a copy of the reference namespace and
+``with_globals`` copies that namespace with some names replaced.
 """
+import types
+
 MISTAKES = {
     # ------------------------------------------------------------------ ttt1_mcts
     "get_next_state": {
@@ -2042,3 +2045,20 @@ def function_of(key: str) -> str:
     """The graded function a MISTAKES key stands for: the key itself, or its last part when the name is
     graded in two notebooks and the later one is named with it ("hex4_onpolicy.train_step")."""
     return key.rpartition(".")[2]
+
+
+def mistake(ref: dict, key: str, label: str):
+    """The wrong answer `label` of MISTAKES[key], defined in a copy of the reference namespace ``ref``
+    (so its globals hold the notebook's helpers, as in a student's kernel)."""
+    namespace = dict(ref)
+    exec(compile(MISTAKES[key][label], f"<{key}: {label}>", "exec"), namespace)  # noqa: S102 (the corpus)
+    return namespace[function_of(key)]
+
+
+def with_globals(ref: dict, names: tuple[str, ...], **replacements) -> dict:
+    """A copy of the reference namespace with `replacements`, whose functions `names` look their
+    globals up in the copy (as the functions of one kernel do)."""
+    namespace = {**ref, **replacements}
+    for name in names:
+        namespace[name] = types.FunctionType(ref[name].__code__, namespace, name, ref[name].__defaults__)
+    return namespace

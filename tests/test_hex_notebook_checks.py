@@ -7,14 +7,13 @@ copy of the reference namespace, so its globals hold the notebook's helpers (``p
 (``policy_loss``, ``train_step``) trace and differentiate networks for each case: they are slow.
 """
 import re
-import types
 
 import numpy as np
 import pytest
 
 from autograder import reference
 from autograder.assignments.hex4_onpolicy import checks as hex_checks
-from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of
+from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of, mistake, with_globals
 
 JAX_FUNCTIONS = {"policy_loss", "train_step"}
 slow_if_jax = {name: [pytest.mark.slow] if name in JAX_FUNCTIONS else [] for name in hex_checks.JUDGES}
@@ -23,22 +22,6 @@ slow_if_jax = {name: [pytest.mark.slow] if name in JAX_FUNCTIONS else [] for nam
 @pytest.fixture(scope="module")
 def ref():
     return reference.reference_namespace("hex4_onpolicy", "hex4_onpolicy")
-
-
-def with_globals(ref: dict, names: tuple[str, ...], **replacements) -> dict:
-    """A copy of the reference namespace with `replacements`, whose functions `names` look their
-    globals up in the copy (as the functions of one kernel do)."""
-    namespace = {**ref, **replacements}
-    for name in names:
-        namespace[name] = types.FunctionType(ref[name].__code__, namespace, name, ref[name].__defaults__)
-    return namespace
-
-
-def mistake(ref: dict, key: str, label: str):
-    """The wrong answer `label` of MISTAKES[key], defined in a copy of the reference namespace."""
-    namespace = dict(ref)
-    exec(compile(MISTAKES[key][label], f"<{key}: {label}>", "exec"), namespace)  # noqa: S102 (the corpus)
-    return namespace[function_of(key)]
 
 
 def hidden_failure(ref: dict, key: str, label: str) -> str:

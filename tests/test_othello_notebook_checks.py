@@ -6,35 +6,18 @@ reference namespace, so its globals hold the notebook's helpers (``legal_prior``
 ``state_value`` ...) as in a student's kernel. The stand-in networks of the cases are tiny numpy
 functions: every check takes well under a second.
 """
-import types
 
 import numpy as np
 import pytest
 
 from autograder import reference
 from autograder.assignments.othello5_planning import checks as othello_checks
-from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of
+from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of, mistake, with_globals
 
 
 @pytest.fixture(scope="module")
 def ref():
     return reference.reference_namespace("othello5_planning", "othello5_planning")
-
-
-def with_globals(ref: dict, names: tuple[str, ...], **replacements) -> dict:
-    """A copy of the reference namespace with `replacements`, whose functions `names` look their
-    globals up in the copy (as the functions of one kernel do)."""
-    namespace = {**ref, **replacements}
-    for name in names:
-        namespace[name] = types.FunctionType(ref[name].__code__, namespace, name, ref[name].__defaults__)
-    return namespace
-
-
-def mistake(ref: dict, key: str, label: str):
-    """The wrong answer `label` of MISTAKES[key], defined in a copy of the reference namespace."""
-    namespace = dict(ref)
-    exec(compile(MISTAKES[key][label], f"<{key}: {label}>", "exec"), namespace)  # noqa: S102 (the corpus)
-    return namespace[function_of(key)]
 
 
 def hidden_failure(ref: dict, key: str, label: str) -> str:

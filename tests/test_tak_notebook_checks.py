@@ -7,7 +7,6 @@ reference namespace, so its globals hold the notebook's helpers (``STEPS``, ``CA
 roads agree with it on every hidden case. The loss's check differentiates a network per case: it is slow.
 """
 import math
-import types
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from autograder import reference
 from autograder.assignments.tak6_alphazero import checks as tak_checks
 from azcourse.tak.game import Tak
-from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of
+from student_mistakes import MISTAKES, NOTEBOOK_OF, function_of, mistake, with_globals
 
 JAX_FUNCTIONS = {"alphazero_loss"}
 slow_if_jax = {name: [pytest.mark.slow] if name in JAX_FUNCTIONS else [] for name in tak_checks.JUDGES}
@@ -25,13 +24,6 @@ TAK = [(key, label) for key, mistakes in MISTAKES.items() if NOTEBOOK_OF[key] ==
 @pytest.fixture(scope="module")
 def ref():
     return reference.reference_namespace("tak6_alphazero", "tak6_alphazero")
-
-
-def mistake(ref: dict, key: str, label: str):
-    """The wrong answer `label` of MISTAKES[key], defined in a copy of the reference namespace."""
-    namespace = dict(ref)
-    exec(compile(MISTAKES[key][label], f"<{key}: {label}>", "exec"), namespace)  # noqa: S102 (the corpus)
-    return namespace[function_of(key)]
 
 
 def hidden_failure(ref: dict, key: str, label: str) -> str:
@@ -114,9 +106,8 @@ def test_the_reports_exploration_rate_is_recognised(ref):
 
 def test_puct_select_is_graded_with_a_correct_exploration_rate(ref):
     broken = lambda visits, c_init, c_base: -9.0  # noqa: E731
-    namespace = {**ref, "exploration_rate": broken}
-    select = types.FunctionType(ref["puct_select"].__code__, namespace, "puct_select", ref["puct_select"].__defaults__)
-    tak_checks.check_puct_select(select)
+    namespace = with_globals(ref, ("puct_select",), exploration_rate=broken)
+    tak_checks.check_puct_select(namespace["puct_select"])
     assert namespace["exploration_rate"] is broken
 
 

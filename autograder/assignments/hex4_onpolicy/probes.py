@@ -11,33 +11,13 @@ does not already have: the kernel receives the harness and the case inputs only.
 policies and agents are deterministic (a fixed preference order of cells), so the judges can
 compare every call.
 """
-import contextlib
 
 import numpy as np
 
 from azcourse.hex.anet import masked_cross_entropy
 from azcourse.hex.game import board_winner
 
-from ..._probe_util import error_of, probe_each, short, train_calls, unwrap
-
-@contextlib.contextmanager
-def replaced(fn, **names):
-    """Within the block, the notebook globals of `fn` named in `names` are the given objects."""
-    namespace = getattr(unwrap(fn), "__globals__", None)
-    if not isinstance(namespace, dict):
-        yield
-        return
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in names}
-    namespace.update(names)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
+from ..._probe_util import error_of, probe_each, replaced, short, train_calls
 
 
 def _int_or_text(result):

@@ -12,36 +12,15 @@ of ``rollout_value`` and ``mcts_move`` with a spy in place of ``simulate``, whic
 called and answer from the case data. So a slip in one answer never costs the points of another, and
 nothing here is a reference the student does not already have.
 """
-import contextlib
 
 import numpy as np
 
 from azcourse.core.planners import value_for
 from azcourse.othello.game import Othello
 
-from ..._probe_util import error_of, probe_each, provided, short, unwrap
+from ..._probe_util import error_of, probe_each, provided, replaced, short
 
 GAMES = {}
-
-
-@contextlib.contextmanager
-def replaced(fn, **names):
-    """Within the block, the notebook globals of `fn` named in `names` are the given objects."""
-    namespace = getattr(unwrap(fn), "__globals__", None)
-    if not isinstance(namespace, dict):
-        yield
-        return
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in names}
-    namespace.update(names)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
 
 
 def game_of(size: int) -> Othello:

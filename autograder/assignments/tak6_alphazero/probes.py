@@ -8,34 +8,13 @@ replaced by the pack's generic search's own (``azcourse.core.mcts.puct_explorati
 the notebook states), so a slip in one answer never costs the points of another. The loss is run on the pack's own
 network module (``azcourse.alphazero.network``, which the notebook imports).
 """
-import contextlib
 import math
 
 import numpy as np
 
 from azcourse.core.mcts import puct_exploration_rate
 
-from ..._probe_util import error_of, probe_each, short, unwrap
-
-
-@contextlib.contextmanager
-def replaced(fn, **names):
-    """Within the block, the notebook globals of `fn` named in `names` are the given objects."""
-    namespace = getattr(unwrap(fn), "__globals__", None)
-    if not isinstance(namespace, dict):
-        yield
-        return
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in names}
-    namespace.update(names)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
+from ..._probe_util import error_of, probe_each, replaced, short
 
 
 def _number(value):
