@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from azcourse.tak.agents import OPPONENTS as TAK_OPPONENTS
 
-    tak = games.add_parser("tak", help="play Tak (3x3 to 6x6) against random, UCT or the report's MCTS",
+    tak = games.add_parser("tak", help="play Tak (3x3 to 6x6) against random, UCT, the report's MCTS or AlphaTak",
                            description="Play Tak on an N x N board: build a road of flats joining opposite "
                                        "edges, or hold more flats on top when the board fills or a player "
                                        "runs out of pieces. Moves in Portable Tak Notation (a1, Sb2, 3a1>12).")
