@@ -135,6 +135,32 @@ def test_policy_loss_with_minus_infinity_returns_nan(ref):
 
 
 @pytest.mark.slow
+def test_a_correct_policy_loss_that_jit_cannot_trace_passes():
+    """The probe compiles loss and gradient per shape; a loss that only runs op by op is still graded on its values."""
+    import jax
+    import jax.numpy as jnp
+
+    def masked_rows(logits, x, target):  # boolean indexing: a shape that depends on the values
+        empty = np.asarray((x[:, 2::2] + x[:, 3::2]) == 0)
+        total = 0.0
+        for b in range(logits.shape[0]):
+            log_pi = jax.nn.log_softmax(logits[b][empty[b]])
+            total = total - jnp.sum(target[b][empty[b]] * log_pi)
+        return total / logits.shape[0]
+
+    def branching(logits, x, target):  # Python control flow on a value of the input
+        empty = (x[:, 2::2] + x[:, 3::2]) == 0
+        if bool(jnp.all(empty)):
+            log_pi = jax.nn.log_softmax(logits, axis=-1)
+        else:
+            log_pi = jax.nn.log_softmax(jnp.where(empty, logits, -1e9), axis=-1)
+        return -jnp.mean(jnp.sum(jnp.where(empty, target * log_pi, 0.0), axis=-1))
+
+    hex_checks.check_policy_loss(masked_rows)
+    hex_checks.check_policy_loss(branching)
+
+
+@pytest.mark.slow
 def test_train_step_drawing_from_rng_itself_is_told_so(ref):
     for label in ("draws the indices with rng.integers", "samples a second minibatch for the gradient"):
         assert "the random generator was used differently" in hidden_failure(ref, "hex4_onpolicy.train_step", label)
