@@ -1,8 +1,9 @@
 """Flax's msgpack checkpoint format (``flax.serialization.to_bytes``), written and read by every
-checkpoint of the pack (``ckpts/azul_*``, ``ckpts/hex5/anet_*``).
+checkpoint of the pack (``ckpts/azul_*``, ``ckpts/hex5/anet_*``, ``ckpts/othello6``, ``ckpts/tak3``).
 
-Reading needs only ``msgpack``: Flax stores an array as msgpack ext type 1 (a numpy scalar as
-type 3) holding ``(shape, dtype name, bytes)``, so playing a model never imports JAX.
+Both ways need only ``msgpack``: Flax stores a tree of mappings as msgpack maps (keys in the tree's
+order), and an array as msgpack ext type 1 (a numpy scalar as type 3) holding ``(shape, dtype name, bytes)``, so
+neither playing nor saving a model imports JAX (the bytes are Flax's own: ``tests/test_flax_msgpack.py``).
 """
 from __future__ import annotations
 
@@ -13,11 +14,17 @@ import msgpack
 import numpy as np
 
 
-def write_params(path, params: Mapping) -> None:
-    """Write a tree of parameters (nested mappings of arrays) to ``path`` as float32."""
-    from flax import serialization
+def to_bytes(params: Mapping) -> bytes:
+    """The bytes ``flax.serialization.to_bytes`` gives for a tree of parameters (nested mappings of
+    arrays) made float32 with str keys (``float32_tree``); keys stay in the tree's order."""
+    def pack_array(array: np.ndarray) -> msgpack.ExtType:
+        return msgpack.ExtType(1, msgpack.packb((array.shape, array.dtype.name, array.tobytes("C")), use_bin_type=True))
+    return msgpack.packb(float32_tree(params), default=pack_array, strict_types=True)
 
-    pathlib.Path(path).write_bytes(serialization.to_bytes(float32_tree(params)))
+
+def write_params(path, params: Mapping) -> None:
+    """Write a tree of parameters (nested mappings of arrays) to ``path`` as float32 (``to_bytes``)."""
+    pathlib.Path(path).write_bytes(to_bytes(params))
 
 
 def read_params(path) -> dict:
@@ -45,3 +52,4 @@ def _str_keys(tree):
     if isinstance(tree, dict):
         return {(k.decode() if isinstance(k, bytes) else k): _str_keys(v) for k, v in tree.items()}
     return tree
+

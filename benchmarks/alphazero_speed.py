@@ -24,7 +24,8 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 import numpy as np  # noqa: E402
 
 from azcourse.alphazero.checkpoints import load_checkpoint  # noqa: E402
-from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor, init_params, jax_forward  # noqa: E402
+from azcourse.alphazero.flax_net import init_params, jax_forward  # noqa: E402
+from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor  # noqa: E402
 from azcourse.alphazero.selfplay import play_game  # noqa: E402
 from azcourse.core.evaluators import NetworkEvaluator  # noqa: E402
 from azcourse.core.mcts import MCTS, MCTSConfig  # noqa: E402

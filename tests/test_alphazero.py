@@ -19,7 +19,8 @@ from azcourse.alphazero.__main__ import main
 from azcourse.alphazero.agent import AlphaZeroAgent, load_agent
 from azcourse.alphazero.checkpoints import PARAMS_FILE, load_checkpoint
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError, load_config, parse_override, to_toml
-from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor, init_params, jax_forward, make_module, param_count
+from azcourse.alphazero.flax_net import init_params, jax_forward, make_module
+from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor, param_count
 from azcourse.alphazero.replay import ReplayWindow
 from azcourse.alphazero.selfplay import augment, play_game
 from azcourse.alphazero.train import LOG_FIELDS, TIMING_FIELDS, train

@@ -60,11 +60,9 @@ def sorted_tree(tree):
 
 def save_checkpoint(directory, params: Mapping, card: Mapping) -> pathlib.Path:
     """Write ``params.msgpack`` and then ``card.json`` into ``directory`` (created if needed)."""
-    from flax import serialization
-
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    write_atomic(directory / PARAMS_FILE, serialization.to_bytes(sorted_tree(flax_msgpack.float32_tree(params))))
+    write_atomic(directory / PARAMS_FILE, flax_msgpack.to_bytes(sorted_tree(params)))
     write_atomic(directory / CARD_FILE, (json.dumps(card, indent=2) + "\n").encode())
     return directory
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from .network import NetSpec, make_module
+from .flax_net import make_module
+from .network import NetSpec
 
 TERMS = ("value_loss", "policy_loss", "l2")
 

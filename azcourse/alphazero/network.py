@@ -1,4 +1,4 @@
-"""The policy-value network: a Flax module for training, the same forward pass in numpy for search.
+"""The policy-value network's shape and its forward pass in numpy, for search and play (no JAX).
 
 Input: ``game.encode(state)``, float32 of shape ``encoding_shape``, batched as ``(B, *encoding_shape)``.
 Trunk: optional 3x3 convolutions (``conv_0``, ``conv_1``, ...; 'SAME' padding, ReLU) for an
@@ -11,9 +11,11 @@ actions); ``value_head``, one unit through ``tanh``: the result the player to mo
 Parameters: the ``'params'`` collection, float32 ``kernel`` (dense ``(in, out)``, convolution
 ``(3, 3, in, out)``) and ``bias`` ``(out,)`` per layer.
 
-A jitted JAX call costs tens of microseconds of dispatch per position, more than the whole forward
-pass of a small network, so the search evaluates single positions with ``NumpyNet`` (the figures
-are in docs/alphazero.md); ``jax_forward`` is the jitted alternative. ``Predictor`` turns either
+The same network as a Flax module, for training, is in ``flax_net``; this module never imports JAX,
+so playing or searching with a checkpoint does not need it (nor does a student bundle). A jitted JAX
+call costs tens of microseconds of dispatch per position, more than the whole forward pass of a
+small network, so the search evaluates single positions with ``NumpyNet`` (the figures are in
+docs/alphazero.md); ``flax_net.jax_forward`` is the jitted alternative. ``Predictor`` turns either
 into the ``predict(state)`` that ``azcourse.core.evaluators.NetworkEvaluator`` takes, with a cache
 by ``game.state_key``.
 """
@@ -55,37 +57,6 @@ class NetSpec:
     def as_dict(self) -> dict:
         return {"encoding_shape": list(self.encoding_shape), "actions": self.actions,
                 "channels": list(self.channels), "hidden": list(self.hidden)}
-
-
-def make_module(spec: NetSpec):
-    """The Flax linen module: ``module.apply({'params': p}, x)`` with ``x`` float32
-    ``(B, *encoding_shape)`` -> ``(logits float32 (B, A), value float32 (B,))``."""
-    import flax.linen as nn
-    import jax.numpy as jnp
-
-    class PolicyValueNet(nn.Module):
-        @nn.compact
-        def __call__(self, x):
-            batch = x.shape[0]
-            h = jnp.transpose(x, (0, 2, 3, 1)) if spec.channels else x
-            for i, channels in enumerate(spec.channels):
-                h = nn.relu(nn.Conv(channels, (3, 3), padding="SAME", name=f"conv_{i}")(h))
-            h = h.reshape(batch, -1)
-            for i, width in enumerate(spec.hidden):
-                h = nn.relu(nn.Dense(width, name=f"hidden_{i}")(h))
-            logits = nn.Dense(spec.actions, name="policy_head")(h)
-            value = jnp.tanh(nn.Dense(1, name="value_head")(h))[:, 0]
-            return logits, value
-
-    return PolicyValueNet()
-
-
-def init_params(spec: NetSpec, seed: int) -> dict:
-    """Initial parameters (Flax's default initialisers, key ``jax.random.PRNGKey(seed)``)."""
-    import jax
-
-    x = np.zeros((1, *spec.encoding_shape), np.float32)
-    return make_module(spec).init(jax.random.PRNGKey(seed), x)["params"]
 
 
 def param_count(params: Mapping) -> int:
@@ -137,20 +108,6 @@ class NumpyNet:
         return logits[0], float(value[0])
 
 
-def jax_forward(spec: NetSpec, params: Mapping) -> Callable:
-    """The jitted Flax forward pass on one position, with the signature of ``NumpyNet.__call__``."""
-    import jax
-
-    module = make_module(spec)
-    apply = jax.jit(lambda p, x: module.apply({"params": p}, x[None]))
-    params = jax.device_put(params)  # once, not at every call
-
-    def forward(x: np.ndarray) -> tuple[np.ndarray, float]:
-        logits, value = jax.device_get(apply(params, x))  # one transfer back
-        return logits[0], float(value[0])
-    return forward
-
-
 class Predictor:
     """``predict(state) -> (prior float64 (A,), value float)`` for ``NetworkEvaluator``: the
     network's softmax over the whole action space and its value for the player to move, cached by
@@ -158,7 +115,7 @@ class Predictor:
 
     Args:
         game: the game whose states are evaluated.
-        forward: ``forward(encoded) -> (logits (A,), value)`` (``NumpyNet`` or ``jax_forward``).
+        forward: ``forward(encoded) -> (logits (A,), value)`` (``NumpyNet`` or ``flax_net.jax_forward``).
         cache_size: most positions remembered (0: no cache).
     """
 

@@ -43,7 +43,8 @@ from . import learn
 from .agent import AlphaZeroAgent
 from .checkpoints import BEST_DIR, FORMAT, save_checkpoint, write_atomic
 from .config import AlphaZeroConfig, ConfigError, to_toml
-from .network import NetSpec, NumpyNet, Predictor, init_params, jax_forward, param_count
+from .flax_net import init_params, jax_forward
+from .network import NetSpec, NumpyNet, Predictor, param_count
 from .replay import ReplayWindow
 from .selfplay import augment, play_game
 

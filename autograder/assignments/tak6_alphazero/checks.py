@@ -457,7 +457,8 @@ def cases_alphazero_loss() -> list:
     """A small network of the shipped shape's kind (biases made non-zero) on positions of random 3x3 games,
     with visit-like targets over the legal actions; one shape for all cases (each new shape costs the kernel
     XLA compilations)."""
-    from azcourse.alphazero.network import NetSpec, init_params
+    from azcourse.alphazero.flax_net import init_params
+    from azcourse.alphazero.network import NetSpec
 
     game = Tak(3)
     spec = NetSpec(game.encoding_shape, game.action_space_size, (), LOSS_HIDDEN)

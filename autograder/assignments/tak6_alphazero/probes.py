@@ -6,7 +6,7 @@ cases and returns plain data. Judges: ``tak6_alphazero/checks.py``.
 Each function is graded on its own: while ``puct_select`` runs, the notebook's ``exploration_rate`` is
 replaced by the pack's generic search's own (``azcourse.core.mcts.puct_exploration_rate``, the formula
 the notebook states), so a slip in one answer never costs the points of another. The loss is run on the pack's own
-network module (``azcourse.alphazero.network``, which the notebook imports).
+Flax network (``azcourse.alphazero.flax_net``, which the notebook imports).
 """
 import math
 
@@ -111,7 +111,8 @@ def probe_alphazero_loss(fn, cases: list) -> list:
     import jax
     import jax.numpy as jnp
 
-    from azcourse.alphazero.network import NetSpec, make_module
+    from azcourse.alphazero.flax_net import make_module
+    from azcourse.alphazero.network import NetSpec
 
     def run_one(case):
         spec = NetSpec(tuple(case["encoding_shape"]), int(case["actions"]), (), tuple(case["hidden"]))
