@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     tak.add_argument("--opponent", choices=tuple(TAK_OPPONENTS), default="mcts",
                      help="random, uct (random rollouts), mcts (the course report's agent: rollouts that take a "
                           "winning move, else the best flat count, else random) or alphatak (the shipped 3x3 "
-                          "network in the search) (default: mcts)")
+                          "or 4x4 network in the search) (default: mcts)")
     tak.add_argument("--simulations", type=_positive_int, default=1000,
                      help="search games per move of uct, mcts and alphatak (default 1000)")
     tak.add_argument("--second", action="store_true", help="play Black (player 2); the computer opens")

@@ -3,14 +3,14 @@ tutorial and of the Tak report, done with enough games to mean something.
 
     python benchmarks/strength.py othello6 [--games 400] [--workers 2] [--checkpoint NAME_OR_PATH]
                                            [--simulations 100] [--openings 4] [--matches a:b,c@800:d]
-    python benchmarks/strength.py tak3
+    python benchmarks/strength.py tak3 (or tak4)
 
 Every match alternates seats game by game and starts each pair of games from the same random
 opening of ``--openings`` moves (``azcourse.core.arena.play_match``), so deterministic players
 (greedy, value, policy, alphazero) play varied games. A draw is reported apart and counts half in the
 score rate. ``name@800`` gives one player its own number of simulations. The players are those of ``azcourse.<game family>.agents.OPPONENTS``. The default matches
 are the targets of the issues: on Othello 6x6 alphazero (100 simulations) against random, value,
-policy and greedy, monte-carlo against random and policy, value and policy against random; on Tak 3x3
+policy and greedy, monte-carlo against random and policy, value and policy against random; on Tak
 alphatak (100 simulations) against random and the report's MCTS with rollouts (mcts, 100 simulations),
 and mcts against random. Prints one line per match (wins, draws, losses, score rate with its Wilson 95%
 interval, seconds) and the table as Markdown, with the first player's win rate split by seat (moving
@@ -49,7 +49,7 @@ def player(name: str, rng, game_name: str, simulations: int, checkpoint: str | N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("game", help="a game of azcourse.registry with a shipped network: othello6, tak3")
+    parser.add_argument("game", help="a game of azcourse.registry with a shipped network: othello6, tak3, tak4")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--checkpoint", help="another checkpoint than ckpts/<game>/")

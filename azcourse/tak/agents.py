@@ -9,7 +9,7 @@ command line by one more entry here.
     uct       plain UCT with uniformly random rollouts, ``simulations`` search games per move
               (``azcourse.core.agents``).
     mcts      the report's MCTS agent: UCT whose rollouts follow ``EpsilonGreedyRollout``.
-    alphatak  PUCT search with the shipped network (``ckpts/tak<n>/``; 3x3 only).
+    alphatak  PUCT search with the shipped network (``ckpts/tak<n>/``: 3x3 and 4x4).
 """
 from __future__ import annotations
 
@@ -71,8 +71,8 @@ def report_mcts_agent(game: Tak, rng: np.random.Generator, simulations: int, eps
 
 
 def alphatak_agent(game: Tak, rng: np.random.Generator, simulations: int, source=None):
-    """AlphaTak: PUCT search with the network shipped for this size (``ckpts/tak<n>/``, trained by
-    ``python -m azcourse.alphazero train --config configs/tak3.toml``), or with ``source``."""
+    """AlphaTak: PUCT search with the network shipped for this size (``ckpts/tak3/``, ``ckpts/tak4/``,
+    each trained by ``python -m azcourse.alphazero train --config configs/tak<n>.toml``), or with ``source``."""
     from ..alphazero.agent import shipped_agent
 
     return shipped_agent(game, rng, simulations, source, name="alphatak")
