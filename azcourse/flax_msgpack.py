@@ -1,5 +1,6 @@
 """Flax's msgpack checkpoint format (``flax.serialization.to_bytes``), written and read by every
-checkpoint of the pack (``ckpts/azul_*``, ``ckpts/hex5/anet_*``, ``ckpts/othello6``, ``ckpts/tak3``).
+checkpoint of the pack (``ckpts/azul_*``, ``ckpts/hex5/anet_*``, ``ckpts/othello6``, ``ckpts/tak3``,
+``ckpts/tak4``).
 
 Both ways need only ``msgpack``: Flax stores a tree of mappings as msgpack maps (keys in the tree's
 order), and an array as msgpack ext type 1 (a numpy scalar as type 3) holding ``(shape, dtype name, bytes)``, so
@@ -52,4 +53,3 @@ def _str_keys(tree):
     if isinstance(tree, dict):
         return {(k.decode() if isinstance(k, bytes) else k): _str_keys(v) for k, v in tree.items()}
     return tree
-

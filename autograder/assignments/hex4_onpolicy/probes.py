@@ -103,9 +103,7 @@ def probe_policy_loss(fn, cases: list) -> list:
     # logsumexp), and only the reference's are in the JAX cache. A loss that cannot be traced (Python
     # control flow on values, boolean masks) runs op by op; anything else it refuses (a non-scalar or
     # non-float result, code that cannot be differentiated) is described by the separate calls below.
-    def loss_of(z, x, target):
-        return fn(z, x, target)
-    compiled = jax.jit(jax.value_and_grad(loss_of))
+    compiled = jax.jit(jax.value_and_grad(fn))
 
     def run_one(case):
         x, target = jnp.asarray(case["x"]), jnp.asarray(case["target"])
@@ -114,7 +112,7 @@ def probe_policy_loss(fn, cases: list) -> list:
             loss, grad = compiled(logits, x, target)
         except Exception:
             try:
-                loss, grad = jax.value_and_grad(loss_of)(logits, x, target)
+                loss, grad = jax.value_and_grad(fn)(logits, x, target)
             except Exception:
                 loss, grad = fn(logits, x, target), None
             if np.ndim(loss) != 0:
