@@ -3,6 +3,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Ray (the cluster extra, for the two-node Ray test) and OpenSpiel (the benchmarks' yardstick, and its
+# harness test): pinned, installed once per change of their files.
+stamp=.venv/.installed-dev-$(cat requirements-cluster.txt requirements-dev.txt | sha256sum | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  echo "test: installing Ray and OpenSpiel (requirements-cluster.txt, requirements-dev.txt)..."
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-cluster.txt -r requirements-dev.txt 2>&1 \
+    | grep -v "^WARNING: Location" || true
+  .venv/bin/python -c "import ray, pyspiel" || { echo "test: Ray or OpenSpiel does not import" >&2; exit 1; }
+  rm -f .venv/.installed-dev-*
+  touch "$stamp"
+fi
 export MPLBACKEND=Agg PYTHONHASHSEED=0 JAX_PLATFORMS=cpu
 # Test files run side by side (pytest-xdist, a whole file per worker, so module fixtures build once):
 # most of the suite waits on one kernel, one pip or one browser at a time, so even 2 cores run two

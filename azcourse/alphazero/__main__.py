@@ -1,10 +1,12 @@
 """``python -m azcourse.alphazero train|match``: AlphaZero training for any game of the layer, and matches.
 
     python -m azcourse.alphazero train --config configs/tictactoe_az.toml [--run-dir DIR] [--set key=value ...]
+                                       [--ray auto|ADDRESS|local]
     python -m azcourse.alphazero match CHECKPOINT [--opponent random|uct|perfect|CHECKPOINT] [--games 100]
 
 ``train`` runs (or continues) the run of a config in ``DIR`` (default ``runs/<config name>``);
-``--set`` overrides one key of the config and may be repeated. ``match`` plays a checkpoint (a
+``--set`` overrides one key of the config and may be repeated (``--set workers=0``: self-play on every
+core); ``--ray`` plays self-play on a Ray cluster (``pip install '.[cluster]'``). ``match`` plays a checkpoint (a
 folder, a run folder or a name under ``ckpts/``) against an opponent with seats alternating and
 prints the summary; ``perfect`` is the minimax player of tic-tac-toe.
 """
@@ -26,7 +28,7 @@ def _train(args) -> int:
     config = load_config(args.config, overrides)
     run_dir = args.run_dir or pathlib.Path("runs") / (pathlib.Path(args.config).stem if args.config else config.game)
     command = shlex.join(["python", "-m", "azcourse.alphazero", *args.argv])
-    result = train(config, run_dir, command=command)
+    result = train(config, run_dir, command=command, ray_address=args.ray)
     print(f"{result.iterations} iterations in {result.run_dir}; best network: {result.best}")
     return 0
 
@@ -80,6 +82,9 @@ def main(argv=None) -> int:
     train.add_argument("--run-dir", help="run folder: checkpoints, log, resume state (default runs/<config name>)")
     train.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="override one key of the config (repeatable), e.g. --set iterations=20")
+    train.add_argument("--ray", metavar="ADDRESS",
+                       help="self-play on Ray actors (config key workers: how many, 0 = every CPU): 'auto' joins the "
+                            "cluster this machine belongs to, HOST:PORT a head node, 'local' starts Ray here")
     train.set_defaults(run=_train)
 
     match = commands.add_parser("match", help="a checkpoint against an opponent, seats alternating")

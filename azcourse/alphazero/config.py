@@ -45,7 +45,14 @@ class AlphaZeroConfig:
         weight_decay: L2 penalty ``c * sum(kernel ** 2)`` added to the loss.
         value_weight: weight of the value MSE in the loss (the policy cross-entropy has weight 1).
         batch_size, train_steps: minibatches of ``batch_size`` positions per iteration.
-        inference: how self-play evaluates the network: ``"numpy"`` or ``"jax"`` (jitted).
+        inference: how self-play evaluates the network: ``"numpy"`` or ``"jax"`` (jitted; on a GPU
+            when JAX sees one).
+        selfplay_batch: self-play games a worker plays in lockstep, their searches' leaves evaluated in
+            one network call (``selfplay.play_games``).
+        workers: self-play processes (0: one per core; with ``--ray``, Ray actors, 0: one per CPU of
+            the cluster). With ``selfplay_batch = 1`` and ``workers = 1`` the run draws everything from
+            its one generator, as before batching; otherwise each game has its own generator, seeded
+            from the run's, so a run's games do not depend on which process or machine plays them.
         gate_games: games of the gating match (new network against the best so far) after each
             iteration; 0 turns gating off (the newest network is always the best).
         gate_threshold: the new network replaces the best if its score rate (a draw counts half)
@@ -79,6 +86,8 @@ class AlphaZeroConfig:
     batch_size: int = 128
     train_steps: int = 100
     inference: str = "numpy"
+    selfplay_batch: int = 1
+    workers: int = 1
     gate_games: int = 0
     gate_threshold: float = 0.55
     gate_simulations: int = 50
@@ -105,6 +114,8 @@ class AlphaZeroConfig:
             (self.weight_decay >= 0 and self.value_weight >= 0, "weight_decay and value_weight must be 0 or more"),
             (self.batch_size >= 1 and self.train_steps >= 0, "batch_size must be at least 1 and train_steps 0 or more"),
             (self.inference in INFERENCE, f"inference must be one of {', '.join(INFERENCE)}"),
+            (self.selfplay_batch >= 1, "selfplay_batch must be at least 1"),
+            (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),
             (self.checkpoint_every >= 1, "checkpoint_every must be at least 1"),

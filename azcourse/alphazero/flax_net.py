@@ -51,3 +51,22 @@ def jax_forward(spec: NetSpec, params: Mapping) -> Callable:
         logits, value = jax.device_get(apply(params, x))  # one transfer back
         return logits[0], float(value[0])
     return forward
+
+
+def jax_forward_many(spec: NetSpec, params: Mapping) -> Callable:
+    """The jitted Flax forward pass on a batch, with the signature of ``NumpyNet.forward``: ``x`` float32
+    ``(B, *encoding_shape)`` -> ``(logits float32 (B, A), values float32 (B,))``, on the GPU when JAX
+    sees one. Batches are padded with zeros to the next power of two, so a self-play run compiles a
+    handful of shapes, not one per batch size."""
+    module = make_module(spec)
+    apply = jax.jit(lambda p, x: module.apply({"params": p}, x))
+    params = jax.device_put(params)
+
+    def forward_many(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        batch = len(x)
+        padded = 1 << max(batch - 1, 0).bit_length()
+        if padded != batch:
+            x = np.concatenate([x, np.zeros((padded - batch, *x.shape[1:]), np.float32)])
+        logits, values = jax.device_get(apply(params, np.asarray(x, np.float32)))
+        return logits[:batch], values[:batch]
+    return forward_many

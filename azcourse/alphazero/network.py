@@ -111,25 +111,24 @@ class NumpyNet:
 class Predictor:
     """``predict(state) -> (prior float64 (A,), value float)`` for ``NetworkEvaluator``: the
     network's softmax over the whole action space and its value for the player to move, cached by
-    ``game.state_key`` (the cache is emptied when it holds ``cache_size`` positions).
+    ``game.state_key`` (the cache is emptied when it holds ``cache_size`` positions);
+    ``predict_many(states)`` gives the same for a list of states with one batched forward pass.
 
     Args:
         game: the game whose states are evaluated.
         forward: ``forward(encoded) -> (logits (A,), value)`` (``NumpyNet`` or ``flax_net.jax_forward``).
         cache_size: most positions remembered (0: no cache).
+        forward_many: ``forward_many(x float32 (B, *encoding_shape)) -> (logits (B, A), values (B,))``
+            (``NumpyNet.forward``, ``flax_net.jax_forward_many``); without it ``predict_many`` calls
+            ``forward`` on each position.
     """
 
-    def __init__(self, game, forward: Callable, cache_size: int = 200_000):
-        self.game, self.forward, self.cache_size = game, forward, cache_size
+    def __init__(self, game, forward: Callable, cache_size: int = 200_000, forward_many: Callable | None = None):
+        self.game, self.forward, self.cache_size, self.forward_many = game, forward, cache_size, forward_many
         self.cache: dict = {}
-        self.evaluations = 0  # forward passes run (cache misses)
+        self.evaluations = 0  # positions run through the network (cache misses)
 
-    def __call__(self, state) -> tuple[np.ndarray, float]:
-        key = self.game.state_key(state) if self.cache_size else None
-        hit = self.cache.get(key) if self.cache_size else None
-        if hit is not None:
-            return hit
-        logits, value = self.forward(self.game.encode(state))
+    def _remember(self, key, logits: np.ndarray, value: float) -> tuple[np.ndarray, float]:
         z = np.exp(logits.astype(np.float64) - logits.max())
         result = (z / z.sum(), value)
         self.evaluations += 1
@@ -138,3 +137,33 @@ class Predictor:
                 self.cache.clear()
             self.cache[key] = result
         return result
+
+    def __call__(self, state) -> tuple[np.ndarray, float]:
+        key = self.game.state_key(state) if self.cache_size else None
+        hit = self.cache.get(key) if self.cache_size else None
+        if hit is not None:
+            return hit
+        return self._remember(key, *self.forward(self.game.encode(state)))
+
+    def predict_many(self, states: list) -> list[tuple[np.ndarray, float]]:
+        """``[self(s) for s in states]``, the positions missing from the cache in one forward pass (a
+        position that occurs twice is evaluated once)."""
+        if self.forward_many is None:
+            return [self(state) for state in states]
+        game = self.game
+        keys = [game.state_key(state) for state in states]
+        known = {}  # key -> (prior, value): cache hits now, then the new evaluations
+        missing = {}  # key -> its first state, in order
+        for key, state in zip(keys, states):
+            if key in known or key in missing:
+                continue
+            hit = self.cache.get(key) if self.cache_size else None
+            if hit is not None:
+                known[key] = hit
+            else:
+                missing[key] = state
+        if missing:
+            logits, values = self.forward_many(np.stack([game.encode(s) for s in missing.values()]))
+            for key, row, value in zip(missing, logits, values):
+                known[key] = self._remember(key if self.cache_size else None, row, float(value))
+        return [known[key] for key in keys]

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from azcourse.core.mcts import MCTS, visit_distribution
+from azcourse.core.mcts import MCTS, search_many, visit_distribution
 
 
 class SelfPlayGame(NamedTuple):
@@ -42,29 +42,59 @@ def play_game(game, search: MCTS, temperature_moves: int, rng: np.random.Generat
     """One game of ``search`` against itself (see the module docstring); ``rng`` draws the initial
     state, chance outcomes and the sampled moves (the trainer gives the search the same generator,
     so a run has one stream of draws)."""
-    search.reset()
-    state = game.initial_state(rng)
-    xs, pis, movers = [], [], []
-    while not game.is_terminal(state):
-        if game.is_chance(state):
-            state = game.resolve_chance(state, rng)
-            continue
-        pi = visit_distribution(search.search(state).visits, 1.0)
-        xs.append(game.encode(state))
-        pis.append(pi)
-        movers.append(game.to_move(state))
-        if len(movers) <= temperature_moves:
-            action = int(rng.choice(len(pi), p=pi))
+    return play_games(game, [search], temperature_moves, [rng], reuse_tree)[0]
+
+
+def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_tree: bool = True,
+               evaluate_many=None) -> list[SelfPlayGame]:
+    """``len(searches)`` self-play games in lockstep, game ``i`` searched by ``searches[i]`` with its own
+    generator ``rngs[i]`` (which should be that search's generator too, as in ``play_game``).
+
+    Every move of every unfinished game is searched in the same round: with ``evaluate_many`` (see
+    ``azcourse.core.mcts.search_many``) the leaves of all those searches go to the network in one
+    batched call; without it each search evaluates its own leaves one at a time. Either way each game
+    is the game ``play_game`` plays with that search and generator.
+
+    Returns:
+        One ``SelfPlayGame`` per search, in order.
+    """
+    for search in searches:
+        search.reset()
+    states = [game.initial_state(rng) for rng in rngs]
+    records = [([], [], []) for _ in searches]  # xs, pis, movers of each game
+    playing = list(range(len(searches)))
+    while True:
+        for i in playing:
+            while game.is_chance(states[i]) and not game.is_terminal(states[i]):
+                states[i] = game.resolve_chance(states[i], rngs[i])
+        playing = [i for i in playing if not game.is_terminal(states[i])]
+        if not playing:
+            break
+        if evaluate_many is None:
+            results = [searches[i].search(states[i]) for i in playing]
         else:
-            action = int(np.argmax(pi))
-        if reuse_tree:
-            search.advance(action)
-        else:
-            search.reset()
-        state = game.next_state(state, action)
-    returns = np.asarray(game.returns(state), np.float64)
-    return SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
-                        returns[np.asarray(movers, dtype=np.int64)].astype(np.float32), returns)
+            results = search_many([searches[i] for i in playing], [states[i] for i in playing], evaluate_many)
+        for i, result in zip(playing, results):
+            xs, pis, movers = records[i]
+            pi = visit_distribution(result.visits, 1.0)
+            xs.append(game.encode(states[i]))
+            pis.append(pi)
+            movers.append(game.to_move(states[i]))
+            if len(movers) <= temperature_moves:
+                action = int(rngs[i].choice(len(pi), p=pi))
+            else:
+                action = int(np.argmax(pi))
+            if reuse_tree:
+                searches[i].advance(action)
+            else:
+                searches[i].reset()
+            states[i] = game.next_state(states[i], action)
+    played = []
+    for state, (xs, pis, movers) in zip(states, records):
+        returns = np.asarray(game.returns(state), np.float64)
+        played.append(SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
+                                   returns[np.asarray(movers, dtype=np.int64)].astype(np.float32), returns))
+    return played
 
 
 def augment(game, played: SelfPlayGame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

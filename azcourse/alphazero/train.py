@@ -34,7 +34,7 @@ import numpy as np
 
 from azcourse.core.arena import play_match
 from azcourse.core.evaluators import NetworkEvaluator
-from azcourse.core.mcts import MCTS, MCTSConfig
+from azcourse.core.mcts import MCTS
 from azcourse.progress import progress
 from azcourse.registry import make_game
 from azcourse.run_config import check_resumable
@@ -47,13 +47,14 @@ from .flax_net import init_params, jax_forward
 from .network import NetSpec, NumpyNet, Predictor, param_count
 from .replay import ReplayWindow
 from .selfplay import augment, play_game
+from .workers import make_pool, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
               "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
 # keys that may change when a run continues
-RESUMABLE_CHANGES = ("iterations", "checkpoint_every")
+RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "workers", "selfplay_batch")
 
 
 class TrainResult(NamedTuple):
@@ -112,7 +113,8 @@ class Run:
         from flax import serialization
 
         blob = serialization.msgpack_restore(path.read_bytes())
-        check_resumable(json.loads(blob["config"]), self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
+        saved = {**AlphaZeroConfig().to_dict(), **json.loads(blob["config"])}  # keys added since: their defaults
+        check_resumable(saved, self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
         self.opt_state = serialization.from_state_dict(self.opt_state, blob["opt_state"])
@@ -127,11 +129,14 @@ class Run:
 
     def search(self, params) -> MCTS:
         """A self-play search for ``params``: PUCT with root noise, on the run's generator."""
-        c = self.config
-        settings = MCTSConfig(simulations=c.simulations, tree_policy="puct", c_init=c.c_init, c_base=c.c_base,
-                              unvisited_value=c.unvisited_value, dirichlet_alpha=c.dirichlet_alpha,
-                              dirichlet_fraction=c.dirichlet_fraction)
-        return MCTS(self.game, NetworkEvaluator(Predictor(self.game, self.forward(params))), settings, self.rng)
+        predictor = Predictor(self.game, self.forward(params))
+        return MCTS(self.game, NetworkEvaluator(predictor), search_config(self.config), self.rng)
+
+    @property
+    def batched(self) -> bool:
+        """Whether self-play goes through a pool of workers, each game with its own generator (see
+        ``workers``), rather than one game at a time on the run's generator."""
+        return self.config.selfplay_batch > 1 or self.config.workers != 1
 
 
 def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> dict:
@@ -155,13 +160,24 @@ def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> 
     }
 
 
-def self_play(run: Run, show_progress: bool) -> dict:
+def _games(run: Run, pool, show_progress: bool):
+    """The iteration's self-play games, in order: one at a time on the run's generator, or through
+    ``pool`` (``workers``) with one seed per game drawn from it."""
+    c = run.config
+    if pool is None:
+        search = run.search(run.best_params)
+        for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
+            yield play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree)
+        return
+    seeds = run.rng.integers(0, 2 ** 63 - 1, size=c.games_per_iteration, dtype=np.int64).tolist()
+    yield from pool.play(run.best_params, seeds)
+
+
+def self_play(run: Run, show_progress: bool, pool=None) -> dict:
     """Step 1-2 of an iteration: the games, into the replay window. Returns the log figures."""
     c = run.config
-    search = run.search(run.best_params)
     moves, draws, started = 0, 0, time.perf_counter()
-    for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
-        played = play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree)
+    for played in _games(run, pool, show_progress):
         run.replay.add(*(augment(run.game, played) if c.symmetries else (played.x, played.pi, played.z)))
         moves += played.moves
         draws += not played.returns.any()
@@ -217,7 +233,8 @@ def _trim_log(path: pathlib.Path, iterations: int) -> None:
         writer.writerows(rows)
 
 
-def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command: str | None = None) -> TrainResult:
+def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command: str | None = None,
+          ray_address: str | None = None) -> TrainResult:
     """Train (or continue training) the network of ``config`` in ``run_dir``.
 
     A folder holding ``resume/state.msgpack`` continues from its last finished iteration up to
@@ -226,6 +243,8 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
 
     Args:
         command: the command line recorded in the cards (default: this function's name).
+        ray_address: play self-play on the Ray cluster at this address (``"auto"``, ``"host:port"``, or
+            ``"local"`` for one started here) with ``config.workers`` actors, instead of this machine.
     Raises:
         ConfigError: the folder holds a different run or other files, or the game does not suit.
     """
@@ -250,10 +269,11 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
     (run_dir / CONFIG_FILE).write_text(to_toml(config))
     bar = progress(total=config.iterations, initial=min(run.iteration, config.iterations),
                    desc=f"{run.game.name} AlphaZero", disable=not show_progress)
+    pool = make_pool(config, ray_address) if (run.batched or ray_address) and run.iteration < config.iterations else None
     try:
         while run.iteration < config.iterations:
             started = time.perf_counter()
-            row = {"iteration": run.iteration + 1, **self_play(run, show_progress), **fit(run), **gate(run)}
+            row = {"iteration": run.iteration + 1, **self_play(run, show_progress, pool), **fit(run), **gate(run)}
             run.iteration += 1
             run.wall_s += time.perf_counter() - started
             row["wall_s"] = round(run.wall_s, 1)
@@ -272,5 +292,7 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
             bar.update(1)
     finally:
         bar.close()
+        if pool is not None:
+            pool.close()
     return TrainResult(run_dir, run.iteration, run_dir / BEST_DIR)
 

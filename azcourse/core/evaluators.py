@@ -87,13 +87,26 @@ class NetworkEvaluator:
         predict: ``predict(state) -> (prior, value)`` with ``prior`` of shape ``(A,)`` and ``value``
             either a number, the result expected by the player to move (two-player zero-sum
             games: the other player gets its negative), or an array ``(num_players,)``.
+        predict_many: ``predict_many(states) -> [(prior, value), ...]``, the same for a list of states in
+            one call (a batched network); without it ``many`` calls ``predict`` on each state.
     """
 
-    def __init__(self, predict: Callable):
-        self.predict = predict
+    def __init__(self, predict: Callable, predict_many: Callable | None = None):
+        self.predict, self.predict_many = predict, predict_many
 
     def __call__(self, game, state, rng: np.random.Generator):
         prior, value = self.predict(state)
+        return prior, self._values(game, state, value)
+
+    def many(self, game, states: list) -> list:
+        """``[self(game, s, rng) for s in states]`` in one batched prediction (an ``evaluate_many`` for
+        ``azcourse.core.mcts.search_many``); a network draws nothing from ``rng``."""
+        predicted = self.predict_many(states) if self.predict_many else [self.predict(s) for s in states]
+        return [(prior, self._values(game, state, value)) for state, (prior, value) in zip(states, predicted)]
+
+    @staticmethod
+    def _values(game, state, value) -> np.ndarray:
+        """float64 ``(num_players,)`` from the network's value (see the class docstring)."""
         value = np.asarray(value, dtype=np.float64)
         if value.ndim == 0:
             if game.num_players != 2:
@@ -101,7 +114,7 @@ class NetworkEvaluator:
                                  f"this game has {game.num_players}: return one value per player")
             values = np.full(2, -float(value))
             values[game.to_move(state)] = float(value)
-            return prior, values
+            return values
         if value.shape != (game.num_players,):
             raise ValueError(f"values must have shape ({game.num_players},), got {value.shape}")
-        return prior, value
+        return value

@@ -161,9 +161,11 @@ class MCTS:
         self.root: Node | None = None
 
     # -- nodes -------------------------------------------------------------------------------------
-    def _new_node(self, state) -> tuple[Node, list | None]:
+    def _new_node(self, state):
         """A node for ``state`` and its evaluation (per-player values as a list; None for a chance
-        node)."""
+        node), as a generator: a decision node yields its state once and is sent the evaluator's
+        ``(prior, values)`` for it (``search`` sends ``evaluator(game, state, rng)``; a batched
+        driver sends its entry of a batched evaluation). Use as ``node, values = yield from self._new_node(state)``."""
         game = self.game
         if game.is_terminal(state):
             node = Node(state, TERMINAL)
@@ -180,7 +182,7 @@ class MCTS:
         if k == 0:
             raise ValueError(f"{getattr(game, 'name', 'the game')}: a decision state without legal actions "
                              "(the game must report it as terminal or chance)")
-        prior, values = self.evaluator(game, state, self.rng)
+        prior, values = yield state
         if prior is not None:
             p = np.asarray(prior, dtype=np.float64)[actions]
             total = p.sum()
@@ -222,7 +224,8 @@ class MCTS:
                 best, pick = score, i
         return pick
 
-    def _simulate(self, root: Node) -> None:
+    def _simulate(self, root: Node):
+        """One simulation from ``root``, as a generator that yields the leaf to evaluate (see ``_new_node``)."""
         game, rng, cap = self.game, self.rng, self.config.chance_outcomes
         path = []  # (node, action index), index -1 for a chance node
         node = root
@@ -241,7 +244,7 @@ class MCTS:
                 if len(held) >= cap:
                     node = list(held.values())[int(rng.random() * len(held))]
                     continue
-                child, values = self._new_node(outcome)
+                child, values = yield from self._new_node(outcome)
                 held[key] = node = child
                 if values is None:
                     continue
@@ -250,7 +253,7 @@ class MCTS:
             path.append((node, i))
             child = node.children[i]
             if child is None:
-                child, values = self._new_node(game.next_state(node.state, node.actions[i]))
+                child, values = yield from self._new_node(game.next_state(node.state, node.actions[i]))
                 node.children[i] = child
                 node = child
                 if values is None:
@@ -264,21 +267,26 @@ class MCTS:
                 node.totals[i] += values[node.player]
 
     # -- public --------------------------------------------------------------------------------------
-    def _root_for(self, state) -> Node:
+    def _root_for(self, state):
+        """The root for ``state``: the kept subtree when it holds ``state``, else a new node (a generator, as
+        ``_new_node``)."""
         key = self.game.state_key(state)
         root = self.root
         if root is not None and root.kind == CHANCE:
             root = root.children.get(key)
         if root is None or self.game.state_key(root.state) != key:
-            root, _ = self._new_node(state)
+            root, _ = yield from self._new_node(state)
         if root.kind != DECISION:
             raise ValueError("search needs a state where a player chooses (not a terminal or chance state)")
         return root
 
-    def search(self, state) -> SearchResult:
-        """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
-        holds ``state``) and return the root's statistics."""
-        root = self.root = self._root_for(state)
+    def search_steps(self, state):
+        """``search`` as a generator: it yields every state whose evaluation it needs, in order, and must be
+        sent ``(prior, values)`` for it, as ``evaluator(game, state, rng)`` returns them; it returns the
+        ``SearchResult``. ``search`` drives it with the evaluator; ``search_many`` drives many searches at
+        once with one batched evaluation per round. Nothing else differs, so the tree, the draws from
+        ``rng`` and the result are the same whoever drives it."""
+        root = self.root = yield from self._root_for(state)
         c = self.config
         if c.tree_policy == "puct" and c.dirichlet_alpha > 0:
             k = len(root.actions)
@@ -287,12 +295,23 @@ class MCTS:
             noise = self.rng.dirichlet(np.full(k, c.dirichlet_alpha))
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
         for _ in range(c.simulations):
-            self._simulate(root)
+            yield from self._simulate(root)
         size = self.game.action_space_size
         visits, q = np.zeros(size, dtype=np.int64), np.zeros(size)
         visits[root.actions] = root.n
         q[root.actions] = np.where(root.n > 0, root.w / np.maximum(root.n, 1), 0.0)
         return SearchResult(visits, q, root.player)
+
+    def search(self, state) -> SearchResult:
+        """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
+        holds ``state``) and return the root's statistics."""
+        steps, game, evaluator, rng = self.search_steps(state), self.game, self.evaluator, self.rng
+        try:
+            leaf = next(steps)
+            while True:
+                leaf = steps.send(evaluator(game, leaf, rng))
+        except StopIteration as finished:
+            return finished.value
 
     def advance(self, action: int) -> None:
         """Keep the subtree below ``action`` of the last searched root (nothing if never tried)."""
@@ -306,6 +325,44 @@ class MCTS:
     def reset(self) -> None:
         """Forget the tree."""
         self.root = None
+
+
+def search_many(searches, states, evaluate_many) -> list:
+    """``[s.search(x) for s, x in zip(searches, states)]`` with the leaves of all searches evaluated together.
+
+    The searches advance in lockstep, each by its own ``search_steps``: every round gathers the leaf that
+    each unfinished search waits on and evaluates them in one call, ``evaluate_many(game, leaves) ->
+    [(prior, values), ...]`` (one entry per leaf, as an evaluator returns it), so a network sees a
+    batch of up to ``len(searches)`` positions a call instead of one. Each search keeps its own tree and
+    generator: with an evaluator that draws nothing from ``rng`` (a network), every search ends exactly
+    as ``search`` would have ended it.
+
+    Args:
+        searches: ``MCTS`` objects of one game (distinct objects).
+        states: the decision state each one searches from.
+        evaluate_many: the batched evaluator.
+
+    Returns:
+        One ``SearchResult`` per search, in order.
+    """
+    results = [None] * len(searches)
+    waiting = []  # (index, steps, leaf)
+    for index, (search, state) in enumerate(zip(searches, states)):
+        steps = search.search_steps(state)
+        try:
+            waiting.append((index, steps, next(steps)))
+        except StopIteration as finished:
+            results[index] = finished.value
+    while waiting:
+        answers = evaluate_many(searches[waiting[0][0]].game, [leaf for _, _, leaf in waiting])
+        still = []
+        for (index, steps, _), answer in zip(waiting, answers):
+            try:
+                still.append((index, steps, steps.send(answer)))
+            except StopIteration as finished:
+                results[index] = finished.value
+        waiting = still
+    return results
 
 
 def visit_distribution(visits: np.ndarray, temperature: float = 1.0) -> np.ndarray:

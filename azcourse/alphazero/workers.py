@@ -1,0 +1,170 @@
+"""Self-play workers: an iteration's games, batched, in this process, on every core, or on a Ray cluster.
+
+A ``SelfPlayWorker`` plays the games whose seeds it is given: ``selfplay_batch`` games at a time in
+lockstep (``selfplay.play_games``), the leaves of their searches evaluated in one network call
+(``NetworkEvaluator.many``: ``NumpyNet.forward`` or ``flax_net.jax_forward_many``). Game ``i`` draws
+everything from ``numpy.random.default_rng(seeds[i])``, so which worker plays it does not matter.
+
+Three pools hand the seeds of an iteration to workers, one contiguous share per worker, and return the
+games in seed order:
+
+* ``InProcessPool``: one worker in this process (``workers = 1``);
+* ``ProcessPool``: ``workers`` processes of this machine (``concurrent.futures``, spawned, so the
+  learner's JAX state is never forked);
+* ``RayPool``: ``workers`` Ray actors on a cluster (``--ray auto`` or ``--ray ADDRESS``; Ray is the
+  optional extra ``pip install .[cluster]``).
+
+With the same ``workers`` the three give the same games, bit for bit; with another number of workers
+only the batches differ, which can change a float's last bits.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+
+import numpy as np
+
+from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.mcts import MCTS, MCTSConfig
+from azcourse.registry import make_game
+
+from .config import AlphaZeroConfig, ConfigError
+from .network import NetSpec, NumpyNet, Predictor
+from .selfplay import SelfPlayGame, play_games
+
+
+def search_config(config: AlphaZeroConfig) -> MCTSConfig:
+    """The self-play search of a run: PUCT with root noise."""
+    return MCTSConfig(simulations=config.simulations, tree_policy="puct", c_init=config.c_init, c_base=config.c_base,
+                      unvisited_value=config.unvisited_value, dirichlet_alpha=config.dirichlet_alpha,
+                      dirichlet_fraction=config.dirichlet_fraction)
+
+
+def host_params(params) -> dict:
+    """``params`` as nested dicts of numpy arrays (what crosses to a worker: no JAX needed to read it)."""
+    return {layer: {name: np.asarray(value) for name, value in leaves.items()} for layer, leaves in params.items()}
+
+
+def predictor_for(config: AlphaZeroConfig, game, spec: NetSpec, params) -> Predictor:
+    """The network of ``params`` as a ``Predictor`` with a batched forward pass (``config.inference``)."""
+    if config.inference == "numpy":
+        net = NumpyNet(spec, params)
+        return Predictor(game, net, forward_many=net.forward)
+    from .flax_net import jax_forward, jax_forward_many
+
+    return Predictor(game, jax_forward(spec, params), forward_many=jax_forward_many(spec, params))
+
+
+class SelfPlayWorker:
+    """Plays self-play games of one run's configuration (see the module docstring).
+
+    Args:
+        config: the run's ``AlphaZeroConfig`` as ``to_dict()`` data (what pickles to any process).
+    """
+
+    def __init__(self, config: dict):
+        self.config = AlphaZeroConfig(**config)
+        self.game = make_game(self.config.game)
+        self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden)
+        self.settings = search_config(self.config)
+
+    def play(self, params, seeds) -> list[SelfPlayGame]:
+        """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order."""
+        c, game = self.config, self.game
+        predictor = predictor_for(c, game, self.spec, params)
+        evaluator = NetworkEvaluator(predictor, predictor.predict_many)
+        played = []
+        for start in range(0, len(seeds), c.selfplay_batch):
+            rngs = [np.random.default_rng(int(seed)) for seed in seeds[start:start + c.selfplay_batch]]
+            searches = [MCTS(game, evaluator, self.settings, rng) for rng in rngs]
+            played += play_games(game, searches, c.temperature_moves, rngs, c.reuse_tree, evaluator.many)
+        return played
+
+
+def shares(seeds, parts: int) -> list:
+    """``seeds`` cut into ``parts`` contiguous shares, as equal as possible (the first ones larger)."""
+    size, extra = divmod(len(seeds), parts)
+    bounds = np.cumsum([0] + [size + (i < extra) for i in range(parts)])
+    return [list(seeds[a:b]) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+class InProcessPool:
+    """One worker, in this process."""
+
+    def __init__(self, config: dict):
+        self.worker, self.workers, self.where = SelfPlayWorker(config), 1, "this process"
+
+    def play(self, params, seeds) -> list[SelfPlayGame]:
+        return self.worker.play(host_params(params), seeds)
+
+    def close(self) -> None:
+        pass
+
+
+_WORKER: SelfPlayWorker | None = None  # the worker of a ProcessPool process
+
+
+def _start_worker(config: dict) -> None:
+    global _WORKER
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")  # the learner keeps the GPU, if any
+    _WORKER = SelfPlayWorker(config)
+
+
+def _play_share(params, seeds) -> list[SelfPlayGame]:
+    return _WORKER.play(params, seeds)
+
+
+class ProcessPool:
+    """``workers`` spawned processes of this machine, each with its own ``SelfPlayWorker``."""
+
+    def __init__(self, config: dict, workers: int):
+        self.workers, self.where = workers, f"{workers} processes"
+        self.executor = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(config,))
+
+    def play(self, params, seeds) -> list[SelfPlayGame]:
+        params = host_params(params)
+        futures = [self.executor.submit(_play_share, params, share) for share in shares(seeds, self.workers)]
+        return [game for future in futures for game in future.result()]
+
+    def close(self) -> None:
+        self.executor.shutdown(cancel_futures=True)
+
+
+class RayPool:
+    """``workers`` Ray actors (one CPU each) on the cluster at ``address`` (``"auto"``: the one this machine
+    belongs to; ``"local"``: start one here), each with its own ``SelfPlayWorker``."""
+
+    def __init__(self, config: dict, workers: int, address: str):
+        try:
+            import ray
+        except ImportError:
+            raise ConfigError("--ray needs Ray, the optional extra: pip install '.[cluster]' "
+                               "(or pip install -r requirements-cluster.txt)") from None
+        self.ray = ray
+        if not ray.is_initialized():
+            ray.init(address=None if address == "local" else address, include_dashboard=False,
+                     log_to_driver=False, runtime_env={"env_vars": {"JAX_PLATFORMS": "cpu"}})
+        workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actor = ray.remote(num_cpus=1)(SelfPlayWorker)
+        self.actors = [actor.remote(config) for _ in range(workers)]
+        self.workers, self.where = workers, f"{workers} Ray actors"
+
+    def play(self, params, seeds) -> list[SelfPlayGame]:
+        params = self.ray.put(host_params(params))
+        pending = [actor.play.remote(params, share) for actor, share in zip(self.actors, shares(seeds, self.workers))]
+        return [game for share in self.ray.get(pending) for game in share]
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+
+
+def make_pool(config: AlphaZeroConfig, ray_address: str | None = None):
+    """The pool for ``config.workers`` (0: one per core) and ``ray_address`` (None: this machine)."""
+    data = config.to_dict()
+    if ray_address:
+        return RayPool(data, config.workers, ray_address)
+    workers = config.workers or os.cpu_count() or 1
+    return InProcessPool(data) if workers == 1 else ProcessPool(data, workers)
