@@ -648,3 +648,56 @@ def test_play_othello_options():
     proc = run_cli("", "--size", "4", "--second", "--opponent", "uct", "--simulations", "20", "--seed", "1")
     assert proc.returncode == 0 and proc.stdout.splitlines()[0].startswith("You play White (O, player 2) against uct.")
     assert "uct plays " in proc.stdout and "End of input." in proc.stdout
+
+
+
+class FloatStream:
+    """A stand-in generator whose ``random()`` returns, one by one, the floats ``floats``: given the
+    block that ``Othello.random_playout`` draws at once, a move-by-move rollout sees the same draws."""
+
+    def __init__(self, floats):
+        self.floats = iter(floats.tolist())
+
+    def random(self):
+        return next(self.floats)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_random_playout_plays_the_moves_of_random_play_move_by_move(size):
+    """The bitboard rollout draws ``2e + 1`` floats at once (``e`` empty squares) and plays the
+    ``int(u * k)``-th legal square at each decision; ``random_policy`` move by move through the protocol,
+    fed the same floats, must reach the same result, seed by seed: the same distribution, exactly.
+    Positions: random openings of every length, either player to move, finished ones and passes included."""
+    from azcourse.core.evaluators import RolloutEvaluator, random_policy
+
+    game = Othello(size)
+    stepwise = RolloutEvaluator(random_policy, playout=False)
+    rng = np.random.default_rng(300 + size)
+    results = set()
+    for trial in range(30):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(size * size))):
+            if game.is_terminal(state):
+                break
+            state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+        empty = size * size - sum(game.scores(state))
+        for seed in range(6):
+            fast = game.random_playout(state, np.random.default_rng([trial, seed]))
+            floats = np.random.default_rng([trial, seed]).random(2 * empty + 1)
+            _, slow = stepwise(game, state, FloatStream(floats))
+            assert fast.dtype == np.float64 and fast.shape == (2,)
+            assert list(fast) == list(slow), (trial, seed, diagram(game, state))
+            results.add(tuple(fast))
+    assert {(1.0, -1.0), (-1.0, 1.0)} <= results
+
+
+def test_random_playout_needs_no_more_draws_than_the_bound():
+    """A game from the start never runs out of its ``2e + 1`` floats: every playout ends at a finished
+    game (the stand-in raises StopIteration otherwise)."""
+    from azcourse.core.evaluators import RolloutEvaluator, random_policy
+
+    game, stepwise = Othello(8), RolloutEvaluator(random_policy, playout=False)
+    for seed in range(40):
+        floats = np.random.default_rng(seed).random(2 * 60 + 1)
+        _, result = stepwise(game, game.initial_state(), FloatStream(floats))
+        assert list(game.random_playout(game.initial_state(), np.random.default_rng(seed))) == list(result)

@@ -117,7 +117,8 @@ class Node:
         player: the player who chooses (decision node).
         actions: list of the k legal actions, increasing (decision node).
         prior: float64 ``(k,)`` ``P(s, a)``, or None for uniform (no prior from the evaluator);
-            clean_prior: the root's prior before Dirichlet noise.
+            weights: the same as a Python list (what the tree policy reads); clean_prior: the root's
+            prior before Dirichlet noise.
         children: list of k child nodes, None where not in the tree (decision node); dict
             ``state_key -> node`` of the held outcomes (chance node).
         order, tried: indices into ``actions``, the first ``tried`` of them in the order UCT tried
@@ -125,7 +126,7 @@ class Node:
         returns: float64 ``(num_players,)`` (terminal node).
     """
 
-    __slots__ = ("state", "kind", "player", "actions", "prior", "clean_prior", "counts", "totals", "children",
+    __slots__ = ("state", "kind", "player", "actions", "prior", "weights", "clean_prior", "counts", "totals", "children",
                  "visits", "order", "tried", "returns")
 
     def __init__(self, state, kind):
@@ -187,7 +188,7 @@ class MCTS:
             p = np.asarray(prior, dtype=np.float64)[actions]
             total = p.sum()
             prior = p / total if total > 0 else None
-        node.prior = prior
+        node.prior, node.weights = prior, (None if prior is None else prior.tolist())
         node.counts, node.totals = [0] * k, [0.0] * k
         node.children = [None] * k
         node.tried = 0
@@ -214,12 +215,11 @@ class MCTS:
                     best, pick = score, i
             return pick
         total = node.visits
-        rate = puct_exploration_rate(total, c.c_init, c.c_base)
-        prior = [1.0 / len(counts)] * len(counts) if node.prior is None else node.prior.tolist()
-        root_total = math.sqrt(total)
-        for i, n in enumerate(counts):
-            q = totals[i] / n if n > 0 else c.unvisited_value
-            score = q + rate * prior[i] * root_total / (1 + n)
+        rate = math.log((1 + total + c.c_base) / c.c_base) + c.c_init  # puct_exploration_rate, inlined
+        prior = node.weights or [1.0 / len(counts)] * len(counts)
+        root_total, unvisited = math.sqrt(total), c.unvisited_value
+        for i, (n, w, p) in enumerate(zip(counts, totals, prior)):
+            score = (w / n if n > 0 else unvisited) + rate * p * root_total / (1 + n)
             if score > best:
                 best, pick = score, i
         return pick
@@ -294,6 +294,7 @@ class MCTS:
                 root.clean_prior = root.prior if root.prior is not None else np.full(k, 1.0 / k)
             noise = self.rng.dirichlet(np.full(k, c.dirichlet_alpha))
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
+            root.weights = root.prior.tolist()
         for _ in range(c.simulations):
             yield from self._simulate(root)
         size = self.game.action_space_size

@@ -108,22 +108,28 @@ class Othello:
     def placing_moves(self, own: int, opponent: int) -> int:
         """Bitboard of the squares where the owner of ``own`` can place a disc against ``opponent``.
 
-        In each direction, the mover's discs are shifted one step at a time through the opponent's
-        (an outflanked line holds at most n - 2 discs); one step more lands on a candidate square.
+        In each direction the mover's discs are shifted through the opponent's: one step, one more,
+        then twice two steps at once through pairs of opponent discs (``pairs``), which reaches the
+        six discs that an outflanked line holds at most on 8x8 (n - 2 on an n x n board); one step
+        more lands on a candidate square. No loop over the line's length: this runs at every move of
+        every search and rollout.
         """
-        runs = self.size - 3
         moves = 0
         for step, mask in self._up_steps:  # towards lower indices
             line_mask = mask & opponent
             line = (own >> step) & line_mask
-            for _ in range(runs):
-                line |= (line >> step) & line_mask
+            line |= (line >> step) & line_mask
+            pairs, double = line_mask & (line_mask >> step), step + step
+            line |= (line >> double) & pairs
+            line |= (line >> double) & pairs
             moves |= (line >> step) & mask
         for step, mask in self._down_steps:  # towards higher indices
             line_mask = mask & opponent
             line = (own << step) & line_mask
-            for _ in range(runs):
-                line |= (line << step) & line_mask
+            line |= (line << step) & line_mask
+            pairs, double = line_mask & (line_mask << step), step + step
+            line |= (line << double) & pairs
+            line |= (line << double) & pairs
             moves |= (line << step) & mask
         return moves & ~(own | opponent)
 
@@ -186,6 +192,40 @@ class Othello:
         own, opponent = own | bit | flipped, opponent & ~flipped
         black, white = (own, opponent) if state.player == 0 else (opponent, own)
         return self._state(black, white, 1 - state.player)
+
+    def random_playout(self, state: OthelloState, rng: np.random.Generator) -> np.ndarray:
+        """The returns after both players play uniformly random legal moves from ``state`` to the end:
+        the protocol's optional fast rollout (``azcourse.core.protocol``), float64 ``(2,)``.
+
+        It plays on the bitboards, never building a state or a mask. It draws ``rng.random(2e + 1)``
+        at once, ``e`` the empty squares (a game has at most that many decisions: a disc per placement,
+        and never two passes in a row), and at its ``t``-th decision plays the ``int(u_t * k)``-th of
+        its ``k`` legal squares in increasing order, or passes when it has none, so it plays exactly
+        the moves that ``random_policy`` plays with a generator that returns those floats one by one.
+        """
+        if state.over:
+            return self.returns(state)
+        own, opponent = self.discs(state)
+        player, moves, placing, flips = state.player, state.moves, self.placing_moves, self.flips
+        empty = self.size * self.size - (own | opponent).bit_count()
+        for u in rng.random(2 * empty + 1).tolist():
+            if moves:
+                for _ in range(int(u * moves.bit_count())):
+                    moves &= moves - 1  # drop the lowest legal square
+                bit = moves & -moves
+                flipped = flips(own, opponent, bit.bit_length() - 1)
+                own, opponent = opponent & ~flipped, own | bit | flipped
+            else:
+                own, opponent = opponent, own
+            player ^= 1
+            moves = placing(own, opponent)
+            if not moves and not placing(opponent, own):
+                break
+        mine, theirs = own.bit_count(), opponent.bit_count()  # own: the discs of ``player``
+        result = np.zeros(2)
+        result[player] = np.sign(mine - theirs)
+        result[1 - player] = -result[player]
+        return result
 
     def discs(self, state: OthelloState) -> tuple[int, int]:
         """``(mover's bitboard, opponent's bitboard)``."""
