@@ -1,0 +1,60 @@
+"""A shipped network against OpenSpiel's MCTS bot: the independent yardstick (issue 30's targets).
+
+    python benchmarks/openspiel_strength.py hex5_az [--games 200] [--simulations 200]
+                                            [--opponent-simulations 200,2000] [--workers 2] [--seed 0]
+    python benchmarks/openspiel_strength.py ckpts/othello8 --opponent-simulations 200,2000
+
+The network plays PUCT search with its card's settings at ``--simulations`` per move
+(``azcourse.alphazero.agent.load_agent``); the opponent is OpenSpiel's C++ ``MCTSBot`` with random
+rollouts (``azcourse.openspiel_agent``: UCT c = 2, one rollout a leaf, MCTS-Solver), a fresh bot per
+game, at each budget of ``--opponent-simulations``. Seats alternate game by game; every game starts
+from the initial position (the bot's random rollouts make the games differ). Prints one line per
+match: wins, draws, losses, the win rate with its Wilson 95% interval, the split by seat and the time
+per move of each side; then the table as Markdown for a card. Needs ``pip install -r
+requirements-dev.txt``.
+"""
+import argparse
+import functools
+
+from azcourse.alphazero.agent import load_agent
+from azcourse.core.arena import play_match
+from azcourse.openspiel_agent import OpenSpielMCTSAgent
+from azcourse.registry import make_game
+
+
+def match(checkpoint: str, simulations: int, opponent_simulations: int, games: int, workers: int, seed: int,
+          progress: bool = True):
+    """The ``MatchSummary`` of the network of ``checkpoint`` against the OpenSpiel bot."""
+    network = functools.partial(load_agent, checkpoint, simulations=simulations, name=f"network@{simulations}")
+    game_name = network(0).game.name
+    bot = functools.partial(OpenSpielMCTSAgent, make_game(game_name), simulations=opponent_simulations)
+    return play_match(functools.partial(make_game, game_name), network, bot, games=games, seed=seed,
+                      workers=workers, progress=progress)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", help="a checkpoint folder, run folder or name under ckpts/ (hex5_az, othello8, hex7)")
+    parser.add_argument("--games", type=int, default=200, help="games a match, seats alternating (default 200)")
+    parser.add_argument("--simulations", type=int, default=200, help="the network's simulations a move (default 200)")
+    parser.add_argument("--opponent-simulations", default="200,2000",
+                        help="the bot's simulations a move, comma-separated for several matches (default 200,2000)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2; the results do not depend on it)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rows = []
+    for budget in (int(b) for b in args.opponent_simulations.split(",")):
+        summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed)
+        print(summary.text(), flush=True)
+        (w1, d1, l1), (w2, d2, l2) = summary.by_seat
+        low, high = summary.interval("wins")
+        rows.append(f"| {args.checkpoint} @{args.simulations} vs OpenSpiel MCTS @{budget} | "
+                    f"{summary.wins} / {summary.draws} / {summary.losses} | "
+                    f"{100 * summary.win_rate:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | "
+                    f"{w1}/{d1}/{l1} | {w2}/{d2}/{l2} |")
+    print("\n| match | wins / draws / losses | win rate (95% CI) | moving first | moving second |\n|---|---|---|---|---|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
