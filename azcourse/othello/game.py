@@ -283,9 +283,13 @@ class Othello:
         return self._state(black, white, int(player))
 
     def encode(self, state: OthelloState) -> np.ndarray:
+        """float32 ``(3, n, n)``: the mover's discs, the opponent's, the mover's legal squares (0/1);
+        the three bitboards unpacked in one call."""
         own, opponent = self.discs(state)
-        planes = np.stack([self._bits_to_array(own), self._bits_to_array(opponent),
-                           self._bits_to_array(0 if state.over else state.moves)])
+        nbytes = self._nbytes
+        raw = b"".join(bits.to_bytes(nbytes, "little") for bits in (own, opponent, 0 if state.over else state.moves))
+        planes = np.unpackbits(np.frombuffer(raw, dtype=np.uint8).reshape(3, nbytes), axis=1,
+                               count=self.size * self.size, bitorder="little")
         return planes.astype(np.float32).reshape(self.encoding_shape)
 
     def symmetries(self, encoded: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
