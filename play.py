@@ -2,7 +2,7 @@
 
     python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
     python play.py ttt --opponent perfect|mcts|uct|random [--second] [--rules NOTEBOOK]
-    python play.py hex --size 5 --opponent random|uct|anet|mcts [--second] [--simulations N]
+    python play.py hex --size 5 --opponent random|uct|anet|mcts|alphazero [--second] [--simulations N]
     python play.py othello --size 6 --opponent random|greedy|uct [--second] [--simulations N]
     python play.py tak --size 3 --opponent random|uct|mcts [--second] [--simulations N]
     python play.py arena strong greedy --games 1000 --seed 0 [--json]
@@ -78,6 +78,11 @@ def _hex(args: argparse.Namespace) -> int:
     game = Hex(args.size)
 
     def build(rng):
+        if args.opponent == "alphazero":
+            from azcourse.alphazero.agent import shipped_agent
+            from azcourse.hex.checkpoints import alphazero_checkpoint
+
+            return shipped_agent(game, rng, args.simulations, alphazero_checkpoint(game))
         policy = shipped_policy(game) if args.opponent in ("anet", "mcts") else None
         return make_agent(args.opponent, game, rng, args.simulations, policy)
 
@@ -187,10 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Play Hex on an N x N diamond. X (player 1) joins the upper-right and "
                                         "lower-left sides, O (player 2) the other two. Type cells as c3 or 3,3.")
     hex_.add_argument("--size", type=_hex_size, default=5, help="board size N, 3 to 8 (default 5)")
-    hex_.add_argument("--opponent", choices=AGENT_NAMES, default="uct",
-                      help="random, uct (random rollouts), anet or mcts (need a trained Hex policy) (default: uct)")
+    hex_.add_argument("--opponent", choices=(*AGENT_NAMES, "alphazero"), default="uct",
+                      help="random, uct (random rollouts), anet or mcts (part 4's trained 5x5 policy), alphazero "
+                           "(PUCT with the AlphaZero network of the board: 5x5, ckpts/hex5_az) (default: uct)")
     hex_.add_argument("--simulations", type=_positive_int, default=1000,
-                      help="search games per move of uct and mcts (default 1000)")
+                      help="search games per move of uct, mcts and alphazero (default 1000)")
     hex_.add_argument("--second", action="store_true", help="play O (player 2); the computer opens")
     hex_.add_argument("--seed", type=int, help="seed of the computer's random choices")
     hex_.set_defaults(run=_hex)

@@ -61,7 +61,17 @@ def test_hex_options_are_checked_and_help_prints():
     proc = run_cli("", "hex", "--size", "9")
     assert proc.returncode == 2 and "must be from 3 to 8, got 9" in proc.stderr
     proc = run_cli("", "hex", "--help")
-    assert proc.returncode == 0 and "--opponent {random,uct,anet,mcts}" in proc.stdout
+    assert proc.returncode == 0 and "--opponent {random,uct,anet,mcts,alphazero}" in proc.stdout
+
+
+def test_hex_alphazero_plays_the_5x5_network_and_names_a_missing_one():
+    proc = run_cli("c3\nquit\n", "hex", "--size", "5", "--opponent", "alphazero", "--simulations", "50", "--seed", "0")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "You play c3." in proc.stdout and proc.stdout.count("alphazero plays ") == 1
+    proc = run_cli("", "hex", "--size", "6", "--opponent", "alphazero")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("play.py hex: no trained hex6 network is shipped (ckpts/hex6/ is missing), so the network "
+                           "players cannot play\n")
 
 
 def test_hex_computer_opens_with_second_and_end_of_input_leaves():

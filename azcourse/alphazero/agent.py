@@ -75,8 +75,8 @@ def shipped_checkpoint(game, source=None):
     try:
         checkpoint = load_checkpoint(source or game.name)
     except FileNotFoundError:
-        raise PolicyUnavailable(f"no trained {game.name} network is shipped (ckpts/{game.name}/ is missing), so "
-                                "the network players cannot play") from None
+        raise PolicyUnavailable(f"no trained {game.name} network is shipped (ckpts/{source or game.name}/ is missing), "
+                                "so the network players cannot play") from None
     if checkpoint.game.name != game.name:
         raise PolicyUnavailable(f"{source} holds a network for {checkpoint.game.name}, not {game.name}")
     return checkpoint

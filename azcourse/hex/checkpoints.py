@@ -95,3 +95,9 @@ def shipped_policy(game) -> Callable:
                                 "cannot play; use --opponent random or uct, or train one with "
                                 "python -m azcourse.hex train")
     return anets[-1].net.state_policy(game)
+
+
+def alphazero_checkpoint(game) -> str:
+    """The name under ``ckpts/`` of the AlphaZero network for ``game``'s board (``azcourse.alphazero``):
+    ``hex5_az`` on 5x5, since ``ckpts/hex5/`` holds part 4's ANET run; ``hex<n>`` on other sizes."""
+    return f"{game.name}_az" if game.size == 5 else game.name
