@@ -26,7 +26,9 @@ import csv
 import datetime
 import functools
 import json
+import os
 import pathlib
+import platform
 import time
 from typing import NamedTuple
 
@@ -157,7 +159,16 @@ def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> 
         "training": {"config": c.to_dict(), **figures, "log": LOG_FILE},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command,
+        "machine": machine(),
     }
+
+
+def machine() -> dict:
+    """Where the run trains: the host's system, CPUs and JAX's devices (a GPU when JAX sees one)."""
+    import jax
+
+    return {"system": platform.platform(terse=True), "cpus": os.cpu_count(),
+            "jax_devices": sorted({f"{d.platform}:{d.device_kind}" for d in jax.devices()})}
 
 
 def _games(run: Run, pool, show_progress: bool):

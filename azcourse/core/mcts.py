@@ -329,7 +329,7 @@ class MCTS:
 
 
 def search_many(searches, states, evaluate_many) -> list:
-    """``[s.search(x) for s, x in zip(searches, states)]`` with the leaves of all searches evaluated together.
+    """``[s.search(state) for s, state in zip(searches, states)]`` with the leaves of all searches evaluated together.
 
     The searches advance in lockstep, each by its own ``search_steps``: every round gathers the leaf that
     each unfinished search waits on and evaluates them in one call, ``evaluate_many(game, leaves) ->
