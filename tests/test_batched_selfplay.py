@@ -172,15 +172,31 @@ def test_a_batched_run_on_two_processes_logs_every_game_and_position(local_run):
     assert all(int(r["positions"]) >= 5 * 6 * (i + 1) for i, r in enumerate(rows))
 
 
+def two_node_cluster(tries: int = 3):
+    """A local Ray cluster of two nodes of one CPU each. Each node's raylet gives its agents a fixed 15 s
+    to start (ray-project/ray#65983); on a loaded 2-core machine that can run out, so a start that times
+    out is tried again, up to ``tries`` times in all."""
+    from ray.cluster_utils import Cluster
+
+    for attempt in range(tries):
+        cluster = Cluster()
+        try:
+            cluster.add_node(num_cpus=1)
+            cluster.add_node(num_cpus=1)
+            cluster.wait_for_nodes()
+            return cluster
+        except Exception as problem:  # Ray raises a bare Exception for a node that did not start
+            cluster.shutdown()
+            if "timed out during startup" not in str(problem) or attempt == tries - 1:
+                raise
+
+
 def test_a_run_on_a_two_node_ray_cluster_equals_the_local_run(local_run, tmp_path):
     """Two Ray nodes of one CPU each (``ray.cluster_utils.Cluster``): the two actors land one on each
     node and the run's games, positions, losses and checkpoints equal the local run's."""
     import ray
-    from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
-    cluster.add_node(num_cpus=1)
-    cluster.wait_for_nodes()
+    cluster = two_node_cluster()
     try:
         ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
