@@ -4,10 +4,12 @@
 
 Modules:
     config       -- every parameter of a run: TOML file, ``--set`` overrides, refusals of unknown keys.
-    network      -- the policy-value network: Flax module, numpy forward pass, cached ``Predictor``.
+    network      -- the policy-value network's shape, numpy forward pass, cached ``Predictor``.
+    flax_net     -- the same network as a Flax module; jitted forward passes (one position, a batch).
     learn        -- the loss (value MSE + policy cross-entropy + L2) and jitted optax steps.
     replay       -- the replay window of the most recent positions.
-    selfplay     -- one self-play game with the generic MCTS; symmetric images of its positions.
+    selfplay     -- self-play games with the generic MCTS, one or many in lockstep; symmetric images.
+    workers      -- self-play workers: batched, in this process, on every core, or as Ray actors.
     checkpoints  -- ``params.msgpack`` + ``card.json`` folders, loaded in one call.
     agent        -- ``AlphaZeroAgent`` (PUCT with the network) and ``load_agent``.
     train        -- the loop: self-play, replay, training, gating, logs, checkpoints, resume.

@@ -6,7 +6,8 @@ visit distribution at temperature 1; the move is drawn from ``pi`` for the first
 ``temperature_moves`` decisions and is the most visited action afterwards (lowest index on ties);
 the search keeps the chosen child's subtree (``MCTS.advance``) or starts afresh. Chance states are
 resolved with the same generator. At the end every position gets ``z``, the final result of the
-player who was to move there.
+player who was to move there. ``play_games`` plays several such games in lockstep, each with its own
+search and generator, and can evaluate the leaves of all their searches in one batched network call.
 """
 from __future__ import annotations
 

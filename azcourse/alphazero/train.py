@@ -6,6 +6,9 @@ Each iteration:
    (``selfplay.play_game``: PUCT with ``simulations`` per move, Dirichlet noise at the root,
    temperature 1 for the first ``temperature_moves`` moves then greedy, subtree kept). The network
    runs in numpy (or jitted JAX, ``inference``), its outputs cached by position for the iteration.
+   With ``selfplay_batch > 1`` or ``workers != 1`` (or ``--ray``) the games go to a pool of workers
+   (``workers``: this process, every core, or Ray actors), ``selfplay_batch`` games in lockstep each,
+   one seed per game drawn from the run's generator.
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
 3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
