@@ -1,0 +1,83 @@
+"""The report files of one assignment: ``<assignment>.json`` (the data) and ``<assignment>.html`` (the
+same data as a self-contained page: pictures as data URIs, a print stylesheet, names behind a toggle),
+rendered from ``templates/class_report.html.j2`` with Jinja2 (autoescaped).
+
+Nothing secret reaches the page: a line of a reason that is a hidden-test, judge or solution line of
+the course (``leaks.feedback_secrets``) is replaced by ``REDACTED`` before rendering, and the written
+page goes through the same leak scan as feedback (``leaks.secrets_shown``); a page that would still
+show one is not written (GraderError).
+"""
+import json
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .. import leaks
+from ..pipeline import GraderError
+from . import figures
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+REDACTED = "[a hidden-test, judge or solution line: not shown]"
+
+
+def redact(text: str, secrets: set) -> str:
+    """`text` with every line that is a secret line (normalised as the leak scan does) replaced."""
+    return "\n".join(REDACTED if leaks.text_lines(line) & secrets else line for line in str(text).splitlines())
+
+
+def redact_report(report: dict, secrets: set) -> None:
+    """Redact, in place, every text of `report` that comes from a kernel or a judge: reasons, flags,
+    problems, withheld-feedback reasons and autograde errors."""
+    for test in report["wrong"]:
+        for entry in test["groups"] + test["stops"]:
+            entry["example"] = redact(entry["example"], secrets)
+            if "title" in entry:
+                entry["title"] = redact(entry["title"], secrets)
+    health = report["health"]
+    for key, field in [("flagged", "flags"), ("timeouts", "flags"), ("kernel_deaths", "flags"),
+                       ("budget_exceeded", "flags"), ("restart_failed", "flags"), ("withheld", "reasons"),
+                       ("repaired", "problems")]:
+        for row in health[key]:
+            row[field] = [redact(text, secrets) for text in row[field]]
+    for row in health["autograde_failed"]:
+        row["error"] = redact(row["error"], secrets)
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["points"] = lambda v: "–" if v is None else f"{v:g}"
+    env.filters["percent"] = lambda v: "–" if v is None else f"{100 * v:.0f}%"
+    env.filters["fixed"] = lambda v, digits=2: "–" if v is None else f"{v:.{digits}f}"
+    return env
+
+
+def pictures(report: dict) -> dict:
+    """{name: PNG data URI} of the report's figures."""
+    scores = report["scores"]
+    images = {"histogram": figures.score_histogram(scores["scores"], scores["code_scores"], report["max_score"],
+                                                   scores["autograded"]["max_score"])}
+    if report["tests"]:
+        images["tests"] = figures.test_bars(report["tests"])
+    if len(report["course"]["assignments"]) > 1:
+        images["course"] = figures.course_trend(report["course"]["assignments"])
+    return images
+
+
+def write(report: dict, folder: Path, secrets: set, kinds: list, generated: str) -> tuple[Path, Path]:
+    """Write ``<assignment>.json`` and ``<assignment>.html`` into `folder`; their paths."""
+    redact_report(report, secrets)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = report["assignment"]
+    page = _environment().get_template("class_report.html.j2").render(
+        report=report, images=pictures(report), generated=generated,
+        anon={s: i + 1 for i, s in enumerate(sorted({row["student"] for row in report["course"]["students"]}))})
+    html_path, json_path = folder / f"{name}.html", folder / f"{name}.json"
+    html_path.write_text(page, encoding="utf-8")
+    shown = leaks.secrets_shown(leaks.html_lines(html_path), set(), kinds)
+    if shown:
+        html_path.unlink()
+        raise GraderError(f"the class report of {name} would show {len(shown)} secret line(s), e.g. a {shown[0][0]} "
+                          f"line {shown[0][1][:80]!r}: not written")
+    json_path.write_text(json.dumps({"generated": generated, **report}, indent=1), encoding="utf-8")
+    return html_path, json_path

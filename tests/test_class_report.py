@@ -1,0 +1,257 @@
+"""`python -m autograder report`: the class at a glance, checked against the gradebook and the reports.
+
+The class: six of the demo's example submissions of parts 1 and 3 and three realistic mistakes of part 1
+(``tests/synthetic_class.py``), each graded once by the real pipeline (sandboxed nbgrader autograde),
+then replicated under generated names through nbgrader's Gradebook API and the grader's report files
+until each assignment has 200 submissions; three more students on the roster submit nothing. Grading
+200 notebooks would cost an hour of CPU, and the report reads nothing but the gradebook and the
+reports. Every count the report gives is computed again here, independently: from the SQLite
+gradebook with plain SQL and from the report files read as JSON.
+
+The page is then opened in Debian's Chromium (Playwright): it renders, its pictures load, the names
+toggle shows and hides names, and the leak scan finds no hidden-test, judge or solution line in it.
+"""
+import json
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from autograder import leaks, pipeline
+from autograder.grading_config import REPO_ROOT
+from autograder.report import reasons
+from synthetic_class import ABSENT, ASSIGNMENTS, build_class, grade_variants
+
+pytestmark = pytest.mark.slow
+CLASS_SIZE = 200
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory):
+    course = pipeline.Course.workspace(tmp_path_factory.mktemp("class") / "ws",
+                                       extra_config="c.SandboxExecute.timeout = 30\n")
+    graded = grade_variants(course)
+    assert all(result["ok"] for result in graded.values()), graded
+    made = build_class(course, CLASS_SIZE)
+    done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), "report"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    pages = {}
+    for line in done.stdout.splitlines():
+        found = re.fullmatch(r"class report: (\S+\.html) \(data: (\S+\.json)\)", line)
+        if found:
+            html = Path(found.group(1))
+            pages[html.stem] = (html, json.loads((html.parent / found.group(2)).read_text()))
+    return course, made, pages
+
+
+# ----------------------------------------------------------------------------- computed independently
+
+def gradebook_points(course, assignment: str) -> dict:
+    """{student: {cell: (points, max points)}} of every test cell (graded, not a solution cell), by SQL."""
+    with sqlite3.connect(f"file:{course.gradebook}?mode=ro", uri=True) as db:
+        rows = db.execute("""
+            SELECT sa.student_id, bc.name, COALESCE(g.manual_score, g.auto_score, 0), gc.max_score
+            FROM grade g JOIN submitted_notebook sn ON g.notebook_id = sn.id
+            JOIN submitted_assignment sa ON sn.assignment_id = sa.id JOIN assignment a ON sa.assignment_id = a.id
+            JOIN base_cell bc ON g.cell_id = bc.id JOIN grade_cell gc ON gc.id = bc.id
+            WHERE a.name = ? AND bc.name NOT IN (
+                SELECT sbc.name FROM solution_cell sc JOIN base_cell sbc ON sc.id = sbc.id
+                WHERE sbc.notebook_id = bc.notebook_id)""", (assignment,)).fetchall()
+        totals = dict(db.execute("""
+            SELECT sa.student_id, SUM(COALESCE(g.manual_score, g.auto_score, 0))
+            FROM grade g JOIN submitted_notebook sn ON g.notebook_id = sn.id
+            JOIN submitted_assignment sa ON sn.assignment_id = sa.id JOIN assignment a ON sa.assignment_id = a.id
+            WHERE a.name = ? GROUP BY sa.student_id""", (assignment,)).fetchall())
+        roster = db.execute("SELECT count(*) FROM student").fetchone()[0]
+    points = {}
+    for student, cell, score, top in rows:
+        points.setdefault(student, {})[cell] = (score, top)
+    return {"points": points, "totals": totals, "roster": roster}
+
+
+def report_files(course, assignment: str) -> dict:
+    """{student: (the sandbox report, the collect report)} read straight from reports/."""
+    found = {}
+    for folder in (course.reports / assignment).iterdir():
+        load = lambda name: json.loads((folder / name).read_text()) if (folder / name).exists() else {}  # noqa: E731
+        found[folder.name] = (load(f"{assignment}.json"), load(f"{assignment}.collect.json"))
+    return found
+
+
+def digits_out(text: str) -> str:
+    """A reason without its digits and signs, white space collapsed: a coarser, independent twin of
+    ``reasons.signature``."""
+    return " ".join(re.sub(r"[-+]?\d+(\.\d*)?(e[-+]?\d+)?", "", text).split())
+
+
+# ----------------------------------------------------------------------------- the report's numbers
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_scores_and_submissions_match_the_gradebook(classroom, assignment):
+    course, _, pages = classroom
+    _, data = pages[assignment]
+    book = gradebook_points(course, assignment)
+    scores = data["scores"]
+    assert scores["submitted"] == scores["graded"] == len(book["totals"]) >= CLASS_SIZE
+    assert scores["roster"] == book["roster"]
+    assert scores["missing"] == book["roster"] - len(book["totals"]) >= ABSENT
+    totals = sorted(book["totals"].values())
+    assert scores["total"]["mean"] == pytest.approx(statistics.fmean(totals), abs=1e-3)
+    assert scores["total"]["median"] == pytest.approx(statistics.median(totals), abs=1e-3)
+    q1, _, q3 = statistics.quantiles(totals, n=4, method="inclusive")
+    assert (scores["total"]["q1"], scores["total"]["q3"]) == (pytest.approx(q1, abs=1e-3), pytest.approx(q3, abs=1e-3))
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_per_test_statistics_match_the_gradebook(classroom, assignment):
+    course, _, pages = classroom
+    _, data = pages[assignment]
+    points = gradebook_points(course, assignment)["points"]
+    students = sorted(points)
+    tests = sorted({cell for cells in points.values() for cell in cells})
+    assert sorted(row["test"] for row in data["tests"]) == tests
+    for row in data["tests"]:
+        column = [points[s][row["test"]][0] for s in students]
+        top = points[students[0]][row["test"]][1]
+        assert row["passed"] == sum(score >= top for score in column)
+        assert row["mean_points"] == pytest.approx(statistics.fmean(column), abs=1e-3)
+        assert row["difficulty"] == pytest.approx(1 - statistics.fmean(column) / top, abs=1e-3)
+        rest = [sum(p for p, _ in points[s].values()) - points[s][row["test"]][0] for s in students]
+        if len(set(column)) > 1 and len(set(rest)) > 1:
+            assert row["discrimination"] == pytest.approx(statistics.correlation(column, rest), abs=1e-3)
+        else:
+            assert row["discrimination"] is None
+    shares = [row["mean_points"] / row["max_points"] for row in data["tests"]]
+    assert shares == sorted(shares), "hardest first"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_failure_is_in_one_group_and_groups_match_the_reports(classroom, assignment):
+    course, _, pages = classroom
+    _, data = pages[assignment]
+    points = gradebook_points(course, assignment)["points"]
+    files = report_files(course, assignment)
+    for test in data["wrong"]:
+        failing = {s for s, cells in points.items() if cells[test["test"]][0] < cells[test["test"]][1]}
+        grouped = [s for entry in test["groups"] + test["stops"] for s in entry["students"]]
+        assert sorted(grouped) == sorted(failing) and test["failed"] == len(failing)
+        expected = Counter(digits_out(files[s][0]["cells"][test["test"]]["reason"]) for s in failing)
+        assert sorted(e["count"] for e in test["groups"] + test["stops"]) == sorted(expected.values()), test["test"]
+    failing_tests = {cell for cells in points.values() for cell, (p, top) in cells.items() if p < top}
+    assert {test["test"] for test in data["wrong"]} == failing_tests
+
+
+def test_one_slip_in_numbers_is_one_group_and_different_slips_are_not(classroom):
+    """`get_action_prob` forgetting the temperature (the demo's partial submission) and spreading an
+    infinite temperature over every square fail on the same case with other numbers: one group. The two
+    `get_reward` slips fail on different boards: two groups, each with exactly its replicas."""
+    course, made, pages = classroom
+    wrong = {test["test"]: test for test in pages["ttt1_mcts"][1]["wrong"]}
+    copies = made["ttt1_mcts"]
+    temperature = [g for g in wrong["test_get_action_prob"]["groups"] if "partial_action_prob" in g["students"]]
+    assert len(temperature) == 1 and "slip_uniform_at_inf" in temperature[0]["students"]
+    files = report_files(course, "ttt1_mcts")
+    one, other = (files[s][0]["cells"]["test_get_action_prob"]["reason"] for s in ("partial_action_prob",
+                                                                                     "slip_uniform_at_inf"))
+    assert one != other and reasons.signature(one) == reasons.signature(other)
+    reward = wrong["test_get_reward"]["groups"]
+    for slip in ("slip_anti_diagonal", "slip_full_board"):
+        group = next(g for g in reward if slip in g["students"])
+        assert sorted(group["students"]) == sorted([slip, *copies[slip]])
+    assert len({g["signature"] for g in reward}) == len(reward)
+
+
+def test_prerequisite_stops_are_counted_apart():
+    failures = [("ann", "search_iter was not checked: get_reward, which it calls, disagrees with the reference on "
+                        "12 of 20 test searches (get_reward: wrong). Fix get_reward first: its own test shows the "
+                        "details."),
+                ("bob", "search_iter was not checked: get_reward, which it calls, disagrees with the reference on "
+                        "7 of 20 test searches (get_reward: wrong). Fix get_reward first: its own test shows the "
+                        "details."),
+                ("cy", "PrerequisiteNotPassed: search_iter was not tested: fix get_reward and expand_node first"),
+                ("dan", "search_iter builds a different tree.\nAfter 3 simulations: node 2 N_sa differs")]
+    grouped = reasons.group_failures(failures)
+    assert [(s["fix_first"], s["students"]) for s in grouped["stops"]] == [
+        (["get_reward"], ["ann", "bob"]), (["get_reward", "expand_node"], ["cy"])]
+    assert [(g["title"], g["students"]) for g in grouped["groups"]] == [("search_iter builds a different tree.", ["dan"])]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_health_matches_the_reports(classroom, assignment):
+    course, _, pages = classroom
+    health = pages[assignment][1]["health"]
+    files = report_files(course, assignment)
+    flags = {s: collected.get("flags", []) + runtime.get("flags", []) for s, (runtime, collected) in files.items()}
+    assert sorted(row["student"] for row in health["flagged"]) == sorted(s for s, f in flags.items() if f)
+    assert len(health["timeouts"]) == sum(any(f.startswith("timeout in cell") for f in fs) for fs in flags.values())
+    assert len(health["kernel_deaths"]) == sum(any(f.startswith("kernel died") for f in fs) for fs in flags.values())
+    seconds = [runtime["seconds"] for runtime, _ in files.values() if "seconds" in runtime]
+    assert health["seconds"]["timed"] == len(seconds)
+    assert health["seconds"]["median"] == pytest.approx(statistics.median(seconds), abs=0.05)
+    assert health["seconds"]["slowest"][0]["seconds"] == max(seconds)
+    if assignment == "ttt1_mcts":
+        assert any("gradebook" in f for row in health["flagged"] for f in row["flags"])  # the demo's gradebook_write
+
+
+def test_over_the_course(classroom):
+    course, _, pages = classroom
+    data = pages["ttt1_mcts"][1]["course"]
+    assert [a["assignment"] for a in data["assignments"]] == sorted(ASSIGNMENTS) or \
+        {a["assignment"] for a in data["assignments"]} == set(ASSIGNMENTS)
+    book = {a: gradebook_points(course, a)["totals"] for a in ASSIGNMENTS}
+    assert len(data["students"]) == gradebook_points(course, ASSIGNMENTS[0])["roster"]
+    for row in data["students"]:
+        for assignment in ASSIGNMENTS:
+            assert row["scores"][assignment] == book[assignment].get(row["student"])
+
+
+def test_cli_refuses_an_unknown_assignment_in_one_line(classroom):
+    course, _, _ = classroom
+    done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), "report", "ttt1_mcst"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("error: no assignment named ttt1_mcst (the course has:")
+
+
+# ----------------------------------------------------------------------------- the page, in a browser
+
+def test_the_page_holds_no_secret_line(classroom):
+    course, _, pages = classroom
+    for html_path, _ in pages.values():
+        assert leaks.secrets_shown(leaks.html_lines(html_path), set(), leaks.feedback_secrets(course.source)) == []
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed "
+                                                        "(.ci/run installs it: apt-get install chromium)")
+def test_the_page_in_a_browser(classroom):
+    playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (requirements.txt)")
+    course, _, pages = classroom
+    html_path, data = pages["ttt1_mcts"]
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(html_path.as_uri())
+        page.wait_for_load_state("load")
+        assert page.title() == "ttt1_mcts: the class at a glance"
+        for heading in ("Scores", "Per test", "What went wrong", "Integrity and health", "Over the course"):
+            assert page.get_by_role("heading", name=heading, exact=True).is_visible()
+        widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+        assert len(widths) == 3 and all(w > 0 for w in widths), widths
+        a_student = data["wrong"][0]["groups"][0]["students"][0]
+        name = page.locator(".name", has_text=a_student).first
+        assert not name.is_visible() and page.locator(".anon").first.is_visible()
+        page.click("#toggle")
+        assert name.is_visible() and not page.locator(".anon").first.is_visible()
+        page.click("#toggle")
+        assert not name.is_visible()
+        text = page.inner_text("body")
+        browser.close()
+    lines = {" ".join(line.split()) for line in text.splitlines()}
+    assert leaks.secrets_shown(lines, set(), leaks.feedback_secrets(course.source)) == []
+    assert "20 students" in text or re.search(r"\d+ students", text)
