@@ -2,9 +2,9 @@
 for real, then replicated under generated names to any class size.
 
 ``grade_variants`` grades, in one workspace with the real pipeline (collect, sandboxed autograde),
-four of the demo's example submissions of part 1 (full, blank, a wrong ``get_action_prob``, one that
-tries to write the gradebook) and both of part 3 (full, a wrong wall), plus three realistic mistakes of
-part 1 from ``tests/student_mistakes.py`` typed into the reference notebook.
+five example submissions of part 1 (the demo's full, blank, wrong ``get_action_prob`` and
+gradebook-writing ones, and the corpus' ``get_reward`` that misses the anti-diagonal) and the demo's two
+of part 3 (full, a wrong wall), plus two realistic mistakes of part 1 from ``tests/student_mistakes.py`` typed into the reference notebook.
 ``build_class`` then copies each graded variant's gradebook record and report files under generated
 names (``autograder.report.replicate``) until the class has `size` students, round-robin over the
 variants; a few roster students submit nothing.
@@ -22,7 +22,6 @@ ASSIGNMENTS = ("ttt1_mcts", "azul3_play")
 MISTAKE_VARIANTS = {  # student id: (function, label in MISTAKES)
     "slip_anti_diagonal": ("get_reward", "misses the anti-diagonal"),
     "slip_full_board": ("get_reward", "a full board is never over"),
-    "slip_uniform_at_inf": ("get_action_prob", "infinite temperature spreads over every square"),
 }
 ABSENT = 3  # roster students without a submission
 
@@ -33,12 +32,13 @@ def _mistake_case(student: str, function: str, label: str) -> corpus.Case:
     return corpus.simple(student, "ttt1_mcts", set(), extra={cell: MISTAKES[function][label]})
 
 
-DEMO = {"ttt1_mcts": ("full", "blank", "partial_action_prob", "gradebook_write"), "azul3_play": ("full", "partial_wall")}
+EXAMPLES = {"ttt1_mcts": ("full", "blank", "partial_action_prob", "gradebook_write", "partial_reward"),
+            "azul3_play": ("full", "partial_wall")}
 
 
 def variant_cases() -> list[corpus.Case]:
-    demo = [case for case in corpus.demo_cases() if case.name in DEMO.get(case.assignment, ())]
-    return demo + [_mistake_case(student, *slip) for student, slip in MISTAKE_VARIANTS.items()]
+    examples = [case for case in corpus.all_cases() if case.name in EXAMPLES.get(case.assignment, ())]
+    return examples + [_mistake_case(student, *slip) for student, slip in MISTAKE_VARIANTS.items()]
 
 
 def grade_variants(course: pipeline.Course, jobs: int | None = None) -> dict:

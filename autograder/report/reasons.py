@@ -15,6 +15,7 @@ import re
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d[\d_]*)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?!\w)"
                     r"|(?<![\w])-?(?:nan|inf)(?![\w])", re.IGNORECASE)
 FIX_FIRST = re.compile(r"\bfix ((?:`?\w+`?)(?:(?:,| and) `?\w+`?)*) first\b", re.IGNORECASE)
+WHY = re.compile(r"^\s*why: (.+?)(?: \(in: .*\))?\s*$", re.MULTILINE)  # azcourse.visible_checks.fail's hint
 NO_REASON = "failed, and the grader recorded no reason (no sandbox report for this submission)"
 
 
@@ -26,8 +27,11 @@ def signature(reason: str) -> str:
 
 
 def headline(reason: str) -> str:
-    """The first non-empty line of `reason`, numbers abstracted (a group's title)."""
-    first = next((line for line in reason.splitlines() if line.strip()), reason)
+    """A group's title: what the visible test says the slip is (its ``why:`` line, "the anti-diagonal
+    2-4-6", "a full board without a line is a draw, and the game is over") when the reason has one,
+    else its first line; numbers abstracted."""
+    why = WHY.search(reason)
+    first = why.group(1) if why else next((line for line in reason.splitlines() if line.strip()), reason)
     return signature(first)
 
 

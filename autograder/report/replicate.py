@@ -11,6 +11,7 @@ new students' ids and names.
 import json
 import random
 import shutil
+import warnings
 from pathlib import Path
 
 from ..grading_config import COURSE_ID
@@ -38,6 +39,7 @@ def replicate(course: Course, assignment: str, source: str, students: list[dict]
     """Give each of `students` (``{"id", "first_name", "last_name"}``) a copy of `source`'s graded
     submission of `assignment`: its gradebook record and its report files."""
     from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
 
     with Gradebook(course.db_url, COURSE_ID) as gb:
         original = gb.find_submission(assignment, source)
@@ -46,7 +48,9 @@ def replicate(course: Course, assignment: str, source: str, students: list[dict]
         for student in students:
             gb.update_or_create_student(student["id"], first_name=student.get("first_name"),
                                         last_name=student.get("last_name"))
-            copy = gb.add_submission(assignment, student["id"], timestamp=original.timestamp)
+            with warnings.catch_warnings():  # nbgrader's add_submission autoflushes half-built objects: harmless
+                warnings.simplefilter("ignore", SAWarning)
+                copy = gb.add_submission(assignment, student["id"], timestamp=original.timestamp)
             for nb in copy.notebooks:
                 for grade in nb.grades:
                     grade.auto_score, grade.manual_score, grade.needs_manual_grade = scores[(nb.name, grade.name)]
