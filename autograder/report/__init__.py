@@ -31,11 +31,11 @@ def write_reports(course: Course, assignments=None, output=None) -> list[tuple[P
     from . import analysis, gather, render
 
     course.require_gradebook()
-    everything = gather.gather(course)
     known = course.assignments()
     unknown = sorted(set(assignments or ()) - set(known))
     if unknown:
         raise GraderError(f"no assignment named {', '.join(unknown)} (the course has: {', '.join(known)})")
+    everything = gather.gather(course)
     chosen = [data for data in everything if not assignments or data.name in assignments]
     if not chosen:
         wanted = f" of {', '.join(assignments)}" if assignments else ""

@@ -81,25 +81,20 @@ def course_section(everything: list[AssignmentData]) -> dict:
     """Every assignment of the class side by side: the class's score per assignment in the order they
     were due (or, without due dates, submitted: the median submission time; then name), and a row
     per student with their score on each."""
-    def when(data):
+    def when(data) -> str | None:
         stamps = sorted(s.timestamp for s in data.submissions if s.timestamp)
-        return (data.duedate or (stamps[len(stamps) // 2] if stamps else "~"), data.name)
+        return data.duedate or (stamps[len(stamps) // 2] if stamps else None)
 
-    ordered = sorted(everything, key=when)
+    ordered = sorted(everything, key=lambda data: (when(data) or "~", data.name))  # undated last
     per_assignment = []
     for data in ordered:
         summary = stats.summary([s.score for s in data.graded], data.max_score)
-        per_assignment.append({"assignment": data.name, "when": when(data)[0] if when(data)[0] != "~" else None,
+        per_assignment.append({"assignment": data.name, "when": when(data),
                                "max_score": data.max_score, "graded": summary["count"], "mean": summary["mean"],
                                "median": summary["median"], "q1": summary["q1"], "q3": summary["q3"]})
-    students = sorted({s for data in ordered for s in data.roster})
-    table = []
-    for student in students:
-        cells = {}
-        for data in ordered:
-            mine = next((s for s in data.submissions if s.student == student), None)
-            cells[data.name] = (None if mine is None or mine.autograde_failed else mine.score)
-        table.append({"student": student, "scores": cells})
+    scores = {data.name: {s.student: s.score for s in data.graded} for data in ordered}
+    table = [{"student": student, "scores": {data.name: scores[data.name].get(student) for data in ordered}}
+             for student in sorted({s for data in ordered for s in data.roster})]
     return {"assignments": per_assignment, "students": table}
 
 

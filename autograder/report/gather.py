@@ -19,9 +19,6 @@ from pathlib import Path
 from ..grading_config import COURSE_ID
 from ..pipeline import Course, _reason
 
-FEEDBACK_WITHHELD = "feedback withheld"
-
-
 @dataclass
 class Submission:
     """One student's graded (or failed) submission of one assignment."""
@@ -35,7 +32,7 @@ class Submission:
     failures: dict = field(default_factory=dict)   # {test cell: the judge's whole reason}, tests short of full marks
     flags: list = field(default_factory=list)      # collect's and the sandbox's, in that order
     problems: list = field(default_factory=list)   # repairs by collect
-    withheld: list = field(default_factory=list)   # why feedback was not delivered
+    withheld: list = field(default_factory=list)   # why feedback was not delivered (withheld by the guard, or failed)
     seconds: float | None = None       # sandbox grading time, all notebooks together
     autograde_failed: str = ""         # nbgrader could not grade it: the cause
 
@@ -86,8 +83,7 @@ def read_reports(course: Course, submission: Submission, assignment: str, notebo
                 submission.failures[name] = _failure_reason(verdict)
         submission.flags += [str(f) for f in collected.get("flags", []) + runtime.get("flags", [])]
         submission.problems += [str(p) for p in collected.get("problems", [])]
-        submission.withheld += [str(p) for p in _load(folder / f"{notebook}.feedback.json").get("problems", [])
-                                if str(p).startswith(FEEDBACK_WITHHELD)]
+        submission.withheld += [str(p) for p in _load(folder / f"{notebook}.feedback.json").get("problems", [])]
         if isinstance(runtime.get("seconds"), (int, float)):
             seconds.append(float(runtime["seconds"]))
     submission.seconds = round(sum(seconds), 1) if seconds else None
@@ -104,6 +100,7 @@ def gather(course: Course, assignments=None) -> list[AssignmentData]:
     with Gradebook(course.db_url, COURSE_ID) as gb:
         students = gb.students
         roster = sorted(s.id for s in students)
+        enrolled = set(roster)
         names = {s.id: " ".join(filter(None, [s.first_name, s.last_name])) for s in students
                  if s.first_name or s.last_name}
         for assignment in gb.assignments:
@@ -120,6 +117,9 @@ def gather(course: Course, assignments=None) -> list[AssignmentData]:
                     row["student"], row["timestamp"].isoformat() if row["timestamp"] else None,
                     float(row["score"] or 0), float(row["max_score"] or 0), float(row["code_score"] or 0),
                     bool(row["needs_manual_grade"]))
+            for failed in sorted(Path(course.reports, assignment.name).glob("*/autograde-error.json")):
+                if failed.parent.name in enrolled:  # nbgrader may fail before it records the submission
+                    submissions.setdefault(failed.parent.name, Submission(failed.parent.name))
             if not submissions:
                 continue
             grades = (gb.db.query(Student.id, GradeCell.name, Grade.score)

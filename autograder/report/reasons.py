@@ -27,12 +27,14 @@ def signature(reason: str) -> str:
 
 
 def headline(reason: str) -> str:
-    """A group's title: what the visible test says the slip is (its ``why:`` line, "the anti-diagonal
-    2-4-6", "a full board without a line is a draw, and the game is over") when the reason has one,
-    else its first line; numbers abstracted."""
+    """A group's title: what the visible test says the slip is (its ``why:`` line as written, "the
+    anti-diagonal 2-4-6", "a full board without a line is a draw, and the game is over") when the reason
+    has one, else its first line with the numbers abstracted ("get_reward gives a wrong result on # of #
+    test cases.")."""
     why = WHY.search(reason)
-    first = why.group(1) if why else next((line for line in reason.splitlines() if line.strip()), reason)
-    return signature(first)
+    if why:
+        return why.group(1).strip()
+    return signature(next((line for line in reason.splitlines() if line.strip()), reason))
 
 
 def prerequisite(reason: str) -> list[str]:
