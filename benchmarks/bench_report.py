@@ -12,6 +12,7 @@ Debian's Chromium through Playwright (the README's picture).
 """
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -67,16 +68,19 @@ def main() -> None:
         build_class(course, args.size)
         print(f"replicated to {args.size} students an assignment in {time.monotonic() - started:.0f} s")
     counts = {a: submissions(course, a) for a in ASSIGNMENTS}
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(args.rounds):
-        started = time.monotonic()
+        started, used = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(folder), "report"],
                               cwd=REPO_ROOT, capture_output=True, text=True, check=True)
         seconds.append(time.monotonic() - started)
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
     print(done.stdout.strip())
     median = statistics.median(seconds)
     print(f"class report of {len(ASSIGNMENTS)} assignments ({', '.join(f'{a}: {n}' for a, n in counts.items())} "
-          f"submissions): median {median:.1f} s, slowest {max(seconds):.1f} s over {args.rounds} runs; "
+          f"submissions): median {median:.1f} s, slowest {max(seconds):.1f} s over {args.rounds} runs "
+          f"(CPU {statistics.median(cpu):.1f} s); "
           f"target {TARGET_S:.0f} s, ratio {median / TARGET_S:.2f}")
     if args.screenshot:
         screenshot(course.reports / "class" / f"{ASSIGNMENTS[0]}.html", Path(args.screenshot))
