@@ -92,7 +92,7 @@ def read_reports(course: Course, submission: Submission, assignment: str, notebo
 def gather(course: Course, assignments=None) -> list[AssignmentData]:
     """The data of each assignment (all of the gradebook's, or those named, in the gradebook's order:
     due date, then name) that has at least one submission."""
-    from nbgrader.api import (Assignment, Grade, GradeCell, Gradebook, Notebook, SolutionCell, Student,
+    from nbgrader.api import (Assignment, Grade, GradeCell, Gradebook, Notebook, Student,
                               SubmittedAssignment, SubmittedNotebook)
 
     course.require_gradebook()
@@ -110,7 +110,6 @@ def gather(course: Course, assignments=None) -> list[AssignmentData]:
             solution = {(c.notebook.name, c.name) for nb in assignment.notebooks for c in nb.solution_cells}
             tests = [{"test": c.name, "notebook": nb.name, "max_points": float(c.max_score)}
                      for nb in assignment.notebooks for c in nb.grade_cells if (nb.name, c.name) not in solution]
-            test_names = {t["test"] for t in tests}
             submissions = {}
             for row in gb.submission_dicts(assignment.name):
                 submissions[row["student"]] = Submission(
@@ -122,7 +121,7 @@ def gather(course: Course, assignments=None) -> list[AssignmentData]:
                     submissions.setdefault(failed.parent.name, Submission(failed.parent.name))
             if not submissions:
                 continue
-            grades = (gb.db.query(Student.id, GradeCell.name, Grade.score)
+            grades = (gb.db.query(Student.id, Notebook.name, GradeCell.name, Grade.score)
                       .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
                       .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
                       .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
@@ -130,11 +129,11 @@ def gather(course: Course, assignments=None) -> list[AssignmentData]:
                       .join(GradeCell, GradeCell.id == Grade.cell_id)
                       .join(Notebook, GradeCell.notebook_id == Notebook.id)
                       .filter(Assignment.name == assignment.name).all())
-            maxima = {t["test"]: t["max_points"] for t in tests}
-            for student, cell, score in grades:
-                if cell in test_names and student in submissions:
+            maxima = {(t["notebook"], t["test"]): t["max_points"] for t in tests}
+            for student, notebook, cell, score in grades:
+                if (notebook, cell) in maxima and student in submissions:
                     submissions[student].points[cell] = float(score or 0)
-                    if float(score or 0) < maxima[cell] - 1e-9:
+                    if float(score or 0) < maxima[(notebook, cell)] - 1e-9:
                         submissions[student].failures[cell] = ""
             for submission in submissions.values():
                 read_reports(course, submission, assignment.name, notebooks)
