@@ -47,5 +47,6 @@ def write_reports(course: Course, assignments=None, output=None) -> list[tuple[P
     folder = Path(output) if output else default_folder(course)
     order = [row["assignment"] for row in course_data["assignments"]]
     chosen.sort(key=lambda data: order.index(data.name))
-    return [render.write(analysis.assignment_report(data, course_data), folder, secrets, kinds, generated)
+    redact = render.Redactor(secrets)
+    return [render.write(analysis.assignment_report(data, course_data), folder, redact, kinds, generated)
             for data in chosen]

@@ -2,10 +2,10 @@
 same data as a self-contained page: pictures as data URIs, a print stylesheet, names behind a toggle),
 rendered from ``templates/class_report.html.j2`` with Jinja2 (autoescaped).
 
-Nothing secret reaches the page: a line of a reason that is a hidden-test, judge or solution line of
-the course (``leaks.feedback_secrets``) is replaced by ``REDACTED`` before rendering, and the written
-page goes through the same leak scan as feedback (``leaks.secrets_shown``); a page that would still
-show one is not written (GraderError).
+Nothing secret reaches the page: a hidden-test, judge or solution line of the course
+(``leaks.feedback_secrets``) in a reason, flag or problem, whole or quoted, is replaced by ``REDACTED``
+before rendering (``Redactor``), and the written page goes through the same leak scan as feedback
+(``leaks.secrets_shown``); a page that would still show one is not written (GraderError).
 """
 import json
 from pathlib import Path
@@ -20,27 +20,56 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 REDACTED = "[a hidden-test, judge or solution line: not shown]"
 
 
-def redact(text: str, secrets: set) -> str:
-    """`text` with every line that is a secret line (normalised as the leak scan does) replaced."""
-    return "\n".join(REDACTED if leaks.text_lines(line) & secrets else line for line in str(text).splitlines())
+class Redactor:
+    """Removes secret lines from texts that a kernel or a judge wrote: a line that is a secret line
+    (normalised as the leak scan does) becomes ``REDACTED``; a secret line quoted inside a longer line
+    (a withheld-feedback reason quotes the line it found, cut at 100 characters; a reason shows the
+    student's failing line) is replaced there, or the whole line when it is not found verbatim."""
+
+    QUOTED = 100  # leaks.withheld_reason quotes this much of a line
+
+    def __init__(self, secrets: set):
+        self.secrets = secrets
+        self.done = {}
+
+    def __call__(self, text: str) -> str:
+        return "\n".join(self.line(line) for line in str(text).splitlines())
+
+    def line(self, line: str) -> str:
+        if line not in self.done:
+            self.done[line] = self._redacted(line)
+        return self.done[line]
+
+    def _redacted(self, line: str) -> str:
+        normal = " ".join(line.split())
+        if normal in self.secrets:
+            return REDACTED
+        for secret in self.secrets:
+            for piece in (secret, secret[:self.QUOTED]):
+                if piece in normal:
+                    if piece not in line:
+                        return REDACTED
+                    line = line.replace(piece, REDACTED)
+                    normal = " ".join(line.split())
+        return line
 
 
-def redact_report(report: dict, secrets: set) -> None:
+def redact_report(report: dict, redact: Redactor) -> None:
     """Redact, in place, every text of `report` that comes from a kernel or a judge: reasons, flags,
     problems, withheld-feedback reasons and autograde errors."""
     for test in report["wrong"]:
         for entry in test["groups"] + test["stops"]:
-            entry["example"] = redact(entry["example"], secrets)
+            entry["example"] = redact(entry["example"])
             if "title" in entry:
-                entry["title"] = redact(entry["title"], secrets)
+                entry["title"] = redact(entry["title"])
     health = report["health"]
     for key, field in [("flagged", "flags"), ("timeouts", "flags"), ("kernel_deaths", "flags"),
                        ("budget_exceeded", "flags"), ("restart_failed", "flags"), ("withheld", "reasons"),
                        ("repaired", "problems")]:
         for row in health[key]:
-            row[field] = [redact(text, secrets) for text in row[field]]
+            row[field] = [redact(text) for text in row[field]]
     for row in health["autograde_failed"]:
-        row["error"] = redact(row["error"], secrets)
+        row["error"] = redact(row["error"])
 
 
 def _environment() -> Environment:
@@ -64,9 +93,10 @@ def pictures(report: dict) -> dict:
     return images
 
 
-def write(report: dict, folder: Path, secrets: set, kinds: list, generated: str) -> tuple[Path, Path]:
-    """Write ``<assignment>.json`` and ``<assignment>.html`` into `folder`; their paths."""
-    redact_report(report, secrets)
+def write(report: dict, folder: Path, redact: Redactor, kinds: list, generated: str) -> tuple[Path, Path]:
+    """Write ``<assignment>.json`` and ``<assignment>.html`` into `folder`; their paths. `redact` removes
+    secret lines from the texts, `kinds` are the leak scan's (``leaks.feedback_secrets``)."""
+    redact_report(report, redact)
     folder.mkdir(parents=True, exist_ok=True)
     name = report["assignment"]
     page = _environment().get_template("class_report.html.j2").render(
