@@ -7,6 +7,7 @@
     python -m autograder export [--output grades.csv]
     python -m autograder feedback [ASSIGNMENT ...]
     python -m autograder leaks                        # scan release/, solutions/, feedback/
+    python -m autograder report [ASSIGNMENT ...] [--output DIR]   # the class at a glance: HTML + JSON per assignment
     python -m autograder demo                         # build, grade the example submissions, print grades
     python -m autograder doctor                       # can student code be isolated here? if not, why
     python -m autograder bundle [ASSIGNMENT ...] [--output DIR]   # what students receive, one zip each
@@ -69,7 +70,16 @@ def demo(args) -> int:
           f"total {time.monotonic() - started:.0f} s")
     print_table(course, f"every cell's score and reason: {csv_path}\nfeedback: {course.feedback}\n"
                         f"reports: {course.reports}")
+    print_class_reports(course)
     return 0
+
+
+def print_class_reports(course: pipeline.Course, assignments=None, output=None) -> None:
+    """Write the class report of each assignment (autograder.report) and say where."""
+    from . import report
+
+    for html_path, json_path in report.write_reports(course, assignments, output):
+        print(f"class report: {html_path} (data: {json_path.name})")
 
 
 def main(argv=None) -> int:
@@ -93,6 +103,9 @@ def main(argv=None) -> int:
     p = sub.add_parser("feedback", help="HTML feedback (no hidden tests) for every graded submission")
     p.add_argument("assignments", nargs="*")
     sub.add_parser("leaks", help="scan release/, solutions/ and feedback/ for hidden-test and solution lines")
+    p = sub.add_parser("report", help="the class at a glance: per assignment an HTML page and its data as JSON")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--output", help="folder for the reports (default: <reports>/class/)")
     p = sub.add_parser("demo", help="build, grade the example submissions, print the grade table")
     p.add_argument("--jobs", type=int, default=0)
     sub.add_parser("doctor", help="say whether student code can be isolated here, and how to fix it if not")
@@ -161,6 +174,8 @@ def main(argv=None) -> int:
                 print(f"error: feedback could not be generated for {len(failed)} of {len(outcome)} submission(s) "
                       f"({', '.join(failed)}): their rows say why", file=sys.stderr)
                 return 1
+        elif args.command == "report":
+            print_class_reports(course, args.assignments or None, args.output)
         elif args.command == "leaks":
             from . import leaks
             leaks.check_markers(course.source)

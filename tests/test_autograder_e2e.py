@@ -240,3 +240,23 @@ def test_a_leak_withholds_that_students_feedback_only(graded):
     assert len(delivered) == graded_notebooks - 1 and leaks.scan_feedback(course) == []
     row = next(r for r in pipeline.grade_rows(course) if (r["student"], r["notebook"]) == ("full", "ttt1_mcts"))
     assert "feedback withheld" in row["problems"] and row["code_score"] == 21
+
+
+def test_the_class_report_of_the_corpus(graded, tmp_path):
+    """`report` on every assignment's graded corpus, hostile submissions included: its counts are the grade
+    table's, the infinite loop is a timeout, `os._exit` a kernel death, the broken file could not be
+    graded, and no secret line reaches a page (the withheld feedback's reason quotes one: it is redacted)."""
+    from autograder import report
+    from test_class_report import assert_matches_grade_rows, secrets_on
+
+    course = graded["course"]
+    written = report.write_reports(course, output=tmp_path)
+    pages = {html.stem: json.loads(data.read_text()) for html, data in written}
+    assert set(pages) == set(course.assignments())
+    assert_matches_grade_rows(course, pages)
+    health = pages["ttt1_mcts"]["health"]
+    assert "infinite_loop" in [row["student"] for row in health["timeouts"]]
+    assert "os_exit" in [row["student"] for row in health["kernel_deaths"]]
+    assert [row["student"] for row in health["autograde_failed"]] == ["broken_json"]
+    for html, _ in written:
+        assert secrets_on(course, html) == []
