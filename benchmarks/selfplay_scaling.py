@@ -22,13 +22,16 @@ import dataclasses
 import os
 import time
 
-import numpy as np
+from azcourse.alphazero.config import ONE_THREAD
 
-from azcourse.alphazero.config import load_config
-from azcourse.alphazero.flax_net import init_params
-from azcourse.alphazero.network import NetSpec
-from azcourse.alphazero.train import Run
-from azcourse.alphazero.workers import InProcessPool, ProcessPool, host_params
+os.environ.update(ONE_THREAD)  # before numpy: as the trainer's command does (azcourse.alphazero.workers)
+
+import numpy as np  # noqa: E402
+
+from azcourse.alphazero.config import load_config  # noqa: E402
+from azcourse.alphazero.network import NetSpec  # noqa: E402
+from azcourse.alphazero.train import Run  # noqa: E402
+from azcourse.alphazero.workers import InProcessPool, ProcessPool, host_params  # noqa: E402
 
 
 def timed(play) -> tuple[float, int]:

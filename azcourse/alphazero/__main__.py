@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import pathlib
 import shlex
 import sys
 
-from .config import ConfigError, load_config, parse_override
+from .config import ONE_THREAD, ConfigError, load_config, parse_override
+
+# before anything imports numpy: self-play's batches are small matrix products, for which OpenBLAS's
+# threads only busy-wait on the cores that the self-play workers need (see ``workers``)
+for _key, _value in ONE_THREAD.items():
+    os.environ.setdefault(_key, _value)
 
 
 def _train(args) -> int:

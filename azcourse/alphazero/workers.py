@@ -16,6 +16,10 @@ games in seed order:
 
 With the same ``workers`` the three give the same games, bit for bit; with another number of workers
 only the batches differ, which can change a float's last bits.
+
+Workers run numpy's BLAS on one thread (``ONE_THREAD``, set before a worker imports numpy): a batch of a
+few dozen positions is a small matrix product, and OpenBLAS's threads, busy-waiting on cores that the
+other workers need, made batched self-play four times slower than one game at a time on 2 cores.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS, MCTSConfig
 from azcourse.registry import make_game
 
-from .config import AlphaZeroConfig, ConfigError
+from .config import ONE_THREAD, AlphaZeroConfig, ConfigError
 from .network import NetSpec, NumpyNet, Predictor
 from .selfplay import SelfPlayGame, play_games
 
@@ -122,6 +126,17 @@ class ProcessPool:
         self.workers, self.where = workers, f"{workers} processes"
         self.executor = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(config,))
+        saved = {key: os.environ.get(key) for key in ONE_THREAD}
+        os.environ.update(ONE_THREAD)  # what the processes inherit: they are all started here
+        try:
+            for started in [self.executor.submit(os.getpid) for _ in range(workers)]:
+                started.result()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key)
+                else:
+                    os.environ[key] = value
 
     def play(self, params, seeds) -> list[SelfPlayGame]:
         params = host_params(params)
@@ -144,10 +159,9 @@ class RayPool:
                                "(or pip install -r requirements-cluster.txt)") from None
         self.ray = ray
         if not ray.is_initialized():
-            ray.init(address=None if address == "local" else address, include_dashboard=False,
-                     log_to_driver=False, runtime_env={"env_vars": {"JAX_PLATFORMS": "cpu"}})
+            ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False)
         workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor = ray.remote(num_cpus=1)(SelfPlayWorker)
+        actor = ray.remote(num_cpus=1, runtime_env={"env_vars": {"JAX_PLATFORMS": "cpu", **ONE_THREAD}})(SelfPlayWorker)
         self.actors = [actor.remote(config) for _ in range(workers)]
         self.workers, self.where = workers, f"{workers} Ray actors"
 
