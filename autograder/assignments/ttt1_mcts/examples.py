@@ -11,7 +11,8 @@ from pathlib import Path
 import nbformat
 
 from ...corpus import (
-    Case, as_distributed, copy_cell, filled, grade_id, gradebook_write, nb_file, read_hidden, simple, source_solutions,
+    Case, as_distributed, copy_cell, filled, forgeries, grade_id, gradebook_write, nb_file, own_helper, read_hidden,
+    simple, source_solutions,
 )
 
 TESTS = ("test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob", "test_expand_node",
@@ -207,6 +208,21 @@ def _lms_zip(course) -> dict:
             "Jane Doe_4242_assignsubmission_file_/homework.zip": buffer.getvalue()}
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where (search_iter's
+# test fails with a blank get_reward, as it does without the forgery); a helper of the student's own keeps
+# full marks.
+FORGERIES = forgeries(
+    "ttt1_mcts", T1, "get_reward", '__import__("azcourse.tictactoe.perfect", fromlist=["_reward"])._reward',
+    "get_next_state",
+    computed=("get_reward", "def get_reward(board):", "azcourse.tictactoe.perfect", "_reward", "_helper(board)"),
+    framed=("get_next_state", "def get_next_state(board, action):", "importlib",
+            'g["importlib"].import_module("azcourse.tictactoe.perfect")._next_state(board, action)'),
+    also_failing=("test_search_iter",))
+OWN_HELPER = own_helper("ttt1_mcts", T1, "get_action_prob", "def get_action_prob(tree, node, temperature=1.0):",
+                        "math")
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "ttt1_mcts", T1),
@@ -247,4 +263,6 @@ def cases() -> list[Case]:
         Case("lmsfull", "ttt1_mcts", _lms_zip, T1, student="lmsfull_1234"),  # Canvas: name_userid,
         Case("jane_doe", "ttt1_mcts", lambda course: {}, T1 - {"test_get_action_prob"},  # Moodle, written by _lms_zip
              student="jane_doe_4242"),
+        *FORGERIES,
+        OWN_HELPER,
     ]
