@@ -7,9 +7,10 @@ tests run afterwards in a second, fresh kernel, in a fresh scratch folder, that 
   graded cell, except the instructor's heavy cells (training, tournaments: ``heavy``);
 - every top-level statement of the answer cells, one cell each, in notebook order (a failing
   statement does not stop the next);
-- from the student's other cells, only the definitions the answers need: functions, classes,
-  imports and assignments binding a name that an answer (or such a definition) reads as a global,
-  so a helper or an import of the student's own keeps working;
+- from the student's other cells, only the definitions the tests and answers need: functions,
+  classes, imports and assignments binding a name that a probe call, an answer (or such a
+  definition) reads as a global, so a helper or an import of the student's own, or a graded
+  function written again in a cell of their own, keeps working;
 - the probe calls of each graded cell, in its place.
 
 Every statement taken from the student is read here, in the grader, first: one that contains a
@@ -102,7 +103,9 @@ def probe_program(nb, probes: dict[int, str], heavy: set) -> tuple[list[ProgramC
         if role in ("answer", "own"):
             for first, last, statements in _chunks(cell.source) or []:
                 candidates.append((index, role, first, last, statements))
-    reach, chosen = set(), set()
+    chosen = set()
+    reach = {n.id for source in probes.values() for n in ast.walk(_parse(source) or ast.Module(body=[]))
+             if isinstance(n, ast.Name)}  # the functions tested, wherever the student defined them
     for position, (index, role, first, last, statements) in enumerate(candidates):
         if role == "answer":
             chosen.add(position)

@@ -174,7 +174,7 @@ class SandboxExecute(NbGraderPreprocessor):
         program_outcomes: dict[int, CellOutcome] = {}
         probe_flags: list[str] = []
         records = self._kernel(program_nb, workdir / "probes", lib, slot, jax_folder, numba, program_outcomes,
-                               probe_flags)
+                               probe_flags) if probes else []
         report["flags"] += [f"while the hidden tests ran: {flag}" for flag in probe_flags]
         digests: dict[str, str] = {}
         for record in records:  # the first announcement of a probe's data is the probe's own

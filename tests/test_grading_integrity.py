@@ -228,7 +228,7 @@ HEAVY = {grade_id for grade_id in grading_config.CELL_TIMEOUTS if not grade_id.s
 
 
 def _program(nb):
-    probes = {i: f"PROBE {c.metadata.nbgrader['grade_id']}" for i, c in enumerate(nb.cells)
+    probes = {i: f"probe({c.metadata.nbgrader['grade_id'][len('test_'):]})" for i, c in enumerate(nb.cells)
               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
     return probe_program.probe_program(nb, probes, HEAVY)
 
@@ -306,6 +306,14 @@ def test_a_students_own_helper_and_import_reach_the_hidden_tests_but_not_their_d
     kinds = [item.kind for item in program]
     assert kinds.index("provided") < kinds.index("answer") and kinds[-1] == "probe"
     assert not any(item.kind == "provided" and item.grade_id in HEAVY for item in program)
+
+
+def test_a_graded_function_written_in_a_cell_of_ones_own_is_tested():
+    nb = release("ttt1_mcts")  # every answer cell holds its stub
+    at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "get_reward")
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell("def get_reward(board):\n    return 0, False"))
+    program, flags = _program(nb)
+    assert [item.kind for item in program if item.origin == at + 1] == ["helper"] and flags == []
 
 
 def test_a_cell_that_does_not_parse_is_skipped():
