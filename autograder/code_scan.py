@@ -87,6 +87,7 @@ AIMED_AT_THE_RUNTIME = {"__import__", "__builtins__", ".__builtins__", "._getfra
                         ".walk_tb", ".import_module", ".__import__", "inspect.currentframe", "inspect.stack",
                         "inspect.getouterframes", "inspect.getmembers", "import builtins", "import _agprobe"}
 NAME_LOOKUPS = {"getattr", "setattr", "delattr"}
+HISTORY = {"In", "Out", "_ih", "_oh", "_i", "_ii", "_iii"}  # IPython's, unless the student's own variables
 
 
 def reflection(tree) -> list[tuple[int, str, bool]]:
@@ -101,6 +102,8 @@ def reflection(tree) -> list[tuple[int, str, bool]]:
     modules |= {alias.asname or alias.name for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) for alias in node.names}
     modules |= {"sys", "builtins", "os", "np", "math", "jax", "jnp", "random"}
+    own = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    own |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
     found = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
@@ -112,7 +115,7 @@ def reflection(tree) -> list[tuple[int, str, bool]]:
                 found.append((line, f"from {'.' * node.level}{node.module or ''} import ..."))
             elif any(a.name in REFLECTIVE_ATTRIBUTES | REFLECTIVE_NAMES for a in node.names):
                 found.append((line, f"from {node.module} import {', '.join(a.name for a in node.names)}"))
-        elif isinstance(node, ast.Name) and node.id in REFLECTIVE_NAMES:
+        elif isinstance(node, ast.Name) and node.id in REFLECTIVE_NAMES and not (node.id in HISTORY & own):
             found.append((line, node.id))
         elif isinstance(node, ast.Attribute):
             base = node.value.id if isinstance(node.value, ast.Name) else ""

@@ -178,7 +178,7 @@ def frame_helper(head: str, name: str, result: str) -> str:
 
 
 def forgeries(assignment: str, tests: set, target: str, substitute: str, other: str, computed: tuple,
-              framed: tuple, also_failing: tuple = ()) -> list[Case]:
+              framed: tuple, also_failing: tuple = (), needs_failing: tuple = ()) -> list[Case]:
     """The forged submissions of an assignment (issue 31), each graded on what its own code earns:
 
     - ``forged_runtime``: `target` left blank; the probe runner wrapped to probe `substitute` (the course
@@ -191,10 +191,14 @@ def forgeries(assignment: str, tests: set, target: str, substitute: str, other: 
       of the hidden test. Both tests fail.
 
     `also_failing`: tests that fail with them because they judge a function that calls a blank one
-    (as they do for the same notebook with those functions simply left blank).
+    (as they do for the same notebook with those functions simply left blank); `needs_failing`: tests
+    whose visible part, once ``forged_runtime`` turned ``needs`` into a no-op, calls the blank `target`
+    instead of stopping at "fix <target> first" and fails in the notebook's kernel: the forgery's own doing.
     """
     (function, head, module, helper, result), (function2, head2, name, result2) = computed, framed
-    runtime = forged("forged_runtime", assignment, tests - {f"test_{target}"} - set(also_failing), blank=(target,),
+    runtime = forged("forged_runtime", assignment,
+                     tests - {f"test_{target}"} - set(also_failing) - set(needs_failing),
+                     blank=(target,),
                      extra={target: wrapped_runtime("importlib", target, substitute),
                             other: wrapped_runtime("__import__", target, substitute)},
                      own={target: wrapped_runtime("sys.modules", target, substitute),

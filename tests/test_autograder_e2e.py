@@ -141,6 +141,24 @@ def test_a_compile_bomb_costs_its_own_points_within_two_minutes(graded):
     assert cells["test_policy_loss"]["reason"].startswith("compilation or execution took longer than 60 s")
 
 
+def test_forged_notebooks_earn_what_their_own_code_earns_with_the_place_named(graded):
+    """Issue 31: every assignment's forgeries (the probe runner wrapped four ways; helpers found by computed
+    names and frames) and the honest own helper; their exact scores and flags are in the corpus."""
+    forged = [c for c in graded["cases"] if c.name in ("forged_runtime", "forged_helpers")]
+    assert {c.assignment for c in forged} == set(corpus.example_modules()) and len(forged) == 12
+    for case in forged:
+        flags = graded["rows"][(case.name, case.assignment)]["flags"]
+        assert "left out of the hidden tests (reaches code it does not name, or the grader's runtime): cell " in flags
+        assert ", line " in flags
+    for assignment in ("ttt1_mcts", "othello5_planning"):
+        row = graded["rows"][("own_helper", assignment)]
+        assert row["flags"] == "" and row["code_score"] == row["max_code_score"]
+    for path in Path(graded["course"].reports).glob("*/*/*.json"):
+        if path.name.count(".") == 1:  # <notebook>.json: the grader's report
+            report = json.loads(path.read_text())
+            assert report["jax_cache_wait_seconds"] >= 0 and report["seconds"] >= 0, path
+
+
 def test_student_code_could_not_tamper(graded):
     course = graded["course"]
     for path in (Path(course.root) / "PWNED", REPO_ROOT / "autograder" / "PWNED", REPO_ROOT / "release" / "PWNED"):

@@ -68,7 +68,8 @@ FORGERIES = forgeries(
     "tree_policy",
     computed=("policy_loss", "def policy_loss(logits, x, target):", "azcourse.hex.anet", "masked_cross_entropy",
               "_helper(logits, x, target)"),
-    framed=("winner", "def winner(board):", "board_winner", 'g["board_winner"](board)'))
+    framed=("winner", "def winner(board):", "board_winner", 'g["board_winner"](board)'),
+    needs_failing=("test_rollout", "test_topp"))
 
 
 def cases() -> list[Case]:

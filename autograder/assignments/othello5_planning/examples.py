@@ -69,7 +69,8 @@ FORGERIES = forgeries(
     computed=("win_rate_interval", "def win_rate_interval(wins, draws, losses):", "azcourse.core.arena",
               "wilson_interval", "_helper(wins, draws, losses)"),
     framed=("state_value", "def state_value(game, state, player, predict):", "value_for",
-            'g["value_for"](game, state, player, predict)'))
+            'g["value_for"](game, state, player, predict)'),
+    needs_failing=("test_value_move", "test_rollout_value"))
 OWN_HELPER = own_helper("othello5_planning", OTHELLO5, "win_rate_interval",
                         "def win_rate_interval(wins, draws, losses):", "statistics")
 

@@ -72,7 +72,8 @@ FORGERIES = forgeries(
     computed=("win_rate_interval", "def win_rate_interval(wins, draws, losses, z=1.96):", "azcourse.core.arena",
               "wilson_interval", "_helper(wins, draws, losses, z)"),
     framed=("exploration_rate", "def exploration_rate(visits, c_init, c_base):", "puct_exploration_rate",
-            'g["puct_exploration_rate"](visits, c_init, c_base)'))
+            'g["puct_exploration_rate"](visits, c_init, c_base)'),
+    needs_failing=("test_puct_select",))
 
 
 def cases() -> list[Case]:

@@ -238,8 +238,10 @@ def cases() -> list[Case]:
         Case("duplicated_cells", "ttt1_mcts", _duplicated_cells, T1, problems=["duplicated cells"]),
         Case("writes_secrets", "ttt1_mcts", _writes_secrets, T1),
         Case("as_distributed", "ttt1_mcts", as_distributed("ttt1_mcts"), set()),
-        simple("forged_probe", "ttt1_mcts", T1 - {"test_get_action_prob"}, extra={"get_next_state": FORGED_PROBE},
-               flags=["touches the grader's probe package", "audit-hook tampering"]),
+        # The patched probe module exists only in the notebook's kernel: the hidden tests run where that code
+        # never ran (it is left out and flagged), and the functions, all right, earn their points.
+        simple("forged_probe", "ttt1_mcts", T1, extra={"get_next_state": FORGED_PROBE},
+               flags=["touches the grader's probe package", "audit-hook tampering", "left out of the hidden tests"]),
         Case("tampered_metadata", "ttt1_mcts", _tampered_metadata, T1,
              problems=["test_get_reward': nbgrader metadata (solution) was changed",
                        "test_select_action': nbgrader metadata (grade) was changed",
