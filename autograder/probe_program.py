@@ -114,7 +114,8 @@ def probe_program(nb, probes: dict[int, str], heavy: set) -> tuple[list[ProgramC
     while grew:  # the student's own definitions that the answers need, transitively
         grew = False
         for position, (index, role, first, last, statements) in enumerate(candidates):
-            if position not in chosen and reach & set().union(*map(_bound, statements)):
+            bound = set().union(*map(_bound, statements))
+            if position not in chosen and (reach & bound or "*" in bound):  # a star import binds unknown names
                 chosen.add(position)
                 reach |= set().union(*map(_globals_read, statements))
                 grew = True

@@ -295,13 +295,13 @@ def test_a_students_own_helper_and_import_reach_the_hidden_tests_but_not_their_d
     nb = solution("othello5_planning")
     at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "win_rate_interval")
     nb.cells[at].source = "def win_rate_interval(wins, draws, losses):\n    return _own(wins, draws, losses)"
-    own = ("import statistics as stats\nRATE = 1.96\n\ndef _own(wins, draws, losses):\n    return stats.fmean([RATE])\n\n"
-           "print(_own(1, 2, 3))\nslow = sum(range(10**9))\nimport inspect")
+    own = ("import statistics as stats\nfrom math import *\nRATE = 1.96\n\ndef _own(wins, draws, losses):\n"
+           "    return stats.fmean([RATE, sqrt(4)])\n\nprint(_own(1, 2, 3))\nslow = sum(range(10**9))\nimport inspect")
     nb.cells.insert(at + 1, nbformat.v4.new_code_cell(own))
     program, flags = _program(nb)
     sources = [item.source for item in program if item.origin == at + 1]
-    assert sources == ["import statistics as stats", "RATE = 1.96", "def _own(wins, draws, losses):\n"
-                       "    return stats.fmean([RATE])"], sources
+    assert sources == ["import statistics as stats", "from math import *", "RATE = 1.96",
+                       "def _own(wins, draws, losses):\n    return stats.fmean([RATE, sqrt(4)])"], sources
     assert flags == [] and code_scan.scan(nb, "othello5_planning", "othello5_planning") == []
     kinds = [item.kind for item in program]
     assert kinds.index("provided") < kinds.index("answer") and kinds[-1] == "probe"
