@@ -111,7 +111,8 @@ def test_failed_cells_say_why(graded):
     assert reasons[("partial_reward", "test_search_iter")] == ""  # judged where get_reward is right: passed
     assert f"took longer than {CELL_TIMEOUT} s" in reasons[("infinite_loop", "test_get_action_prob")]
     assert "kernel died" in reasons[("os_exit", "test_expand_node")]
-    assert "no test data came back" in reasons[("input_transformer", "test_get_next_state")]
+    # the transformer blanked the notebook kernel's tests, never the hidden tests' kernel (where it is left out)
+    assert reasons[("input_transformer", "test_get_next_state")] == ""
     assert "SystemExit" in reasons[("sys_exit", "test_get_action_prob")]
 
 

@@ -255,8 +255,10 @@ def cases() -> list[Case]:
                flags=["os._exit", "kernel died"]),
         simple("infinite_loop", "ttt1_mcts", T1 - {"test_get_action_prob"},
                extra={"get_action_prob": INFINITE_LOOP}, flags=["timeout"]),
-        simple("input_transformer", "ttt1_mcts", set(), extra={"get_next_state": INPUT_TRANSFORMER},
-               flags=["input/AST transformer"]),
+        # The transformer blanks the notebook kernel's test cells, but the hidden tests run in a kernel where it
+        # never ran (left out, flagged): the functions, all right, earn their points.
+        simple("input_transformer", "ttt1_mcts", T1, extra={"get_next_state": INPUT_TRANSFORMER},
+               flags=["input/AST transformer", "left out of the hidden tests"]),
         Case("gradebook_write", "ttt1_mcts", _gradebook_write, set(), flags=["database", "grader path"]),
         Case("read_hidden", "ttt1_mcts", _read_hidden, set(), flags=["grader files", "grader path"]),
         Case("warning", "ttt1_mcts", _flat, T1),
