@@ -77,7 +77,9 @@ REFLECTIVE_ATTRIBUTES = {"_getframe", "_current_frames", "f_back", "f_globals", 
                          "exc_info", "last_traceback", "excepthook", "addaudithook", "get_objects", "get_referrers",
                          "get_referents", "walk_stack", "walk_tb", "import_module", "fork", "forkpty", "system",
                          "popen", "posix_spawn", "posix_spawnp", "execv", "execve", "execl", "execle", "execlp",
-                         "execvp", "execvpe", "spawnv", "spawnve", "spawnl", "spawnle", "register_at_fork"}
+                         "execvp", "execvpe", "spawnv", "spawnve", "spawnl", "spawnle", "register_at_fork",
+                         "currentframe", "getouterframes", "getinnerframes", "ctypeslib", "pythonapi", "attrgetter",
+                         "methodcaller", "eval", "exec"}
 # What an honest student never writes anywhere in a notebook: the ways to the grader's runtime (already
 # imported, so found only by a computed name, among all objects, or through a frame) and to rewire modules.
 AIMED_AT_THE_RUNTIME = {"__import__", "__builtins__", ".__builtins__", "._getframe", "._current_frames", ".f_back",
@@ -87,6 +89,9 @@ AIMED_AT_THE_RUNTIME = {"__import__", "__builtins__", ".__builtins__", "._getfra
                         ".walk_tb", ".import_module", ".__import__", "inspect.currentframe", "inspect.stack",
                         "inspect.getouterframes", "inspect.getmembers", "import builtins", "import _agprobe"}
 NAME_LOOKUPS = {"getattr", "setattr", "delattr"}
+# A reflective module reached as another module's attribute (`np.ctypeslib.ctypes`, `m.inspect`); `.code` and
+# `.signal` are too common as plain attributes.
+MODULE_ATTRIBUTES = REFLECTIVE_MODULES - {"code", "codeop", "signal"}
 HISTORY = {"In", "Out", "_ih", "_oh", "_i", "_ii", "_iii"}  # IPython's, unless the student's own variables
 
 
@@ -104,6 +109,7 @@ def reflection(tree) -> list[tuple[int, str, bool]]:
     modules |= {"sys", "builtins", "os", "np", "math", "jax", "jnp", "random"}
     own = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     own |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     found = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
@@ -117,9 +123,11 @@ def reflection(tree) -> list[tuple[int, str, bool]]:
                 found.append((line, f"from {node.module} import {', '.join(a.name for a in node.names)}"))
         elif isinstance(node, ast.Name) and node.id in REFLECTIVE_NAMES and not (node.id in HISTORY & own):
             found.append((line, node.id))
+        elif isinstance(node, ast.Name) and node.id in NAME_LOOKUPS and id(node) not in called:
+            found.append((line, f"{node.id} passed as a value"))  # reduce(getattr, names, obj)
         elif isinstance(node, ast.Attribute):
             base = node.value.id if isinstance(node.value, ast.Name) else ""
-            if node.attr in REFLECTIVE_ATTRIBUTES:
+            if node.attr in REFLECTIVE_ATTRIBUTES or node.attr in MODULE_ATTRIBUTES:
                 found.append((line, f".{node.attr}"))
             elif base == "inspect":
                 found.append((line, f"inspect.{node.attr}"))
@@ -139,7 +147,7 @@ def reflection(tree) -> list[tuple[int, str, bool]]:
                     and node.args[0].id in modules:
                 found.append((line, f"{node.func.id} on the module {node.args[0].id}"))
     aimed = lambda what: (what in AIMED_AT_THE_RUNTIME or what.startswith(("import _agprobe", "assigns "))  # noqa: E731
-                          or "computed name" in what or " on the module " in what)
+                          or "computed name" in what or " on the module " in what or "as a value" in what)
     return sorted({(line, what, aimed(what)) for line, what in found})
 
 

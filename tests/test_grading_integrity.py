@@ -270,6 +270,9 @@ REFLECTIVE = [
     ("def winner(board):\n    return vars(__builtins__)['eval']('1')", "(__builtins__, vars)", True),
     ("def winner(board):\n    return winner.__globals__['x']", "(.__globals__)", True),
     ("import threading\nthreading.Thread(target=print).start()", "(import threading)", False),
+    ("import numpy as np\nlib = np.ctypeslib.ctypes.pythonapi", "(.ctypes, .ctypeslib, .pythonapi)", False),
+    ("from functools import reduce\ndef winner(board):\n    return reduce(getattr, ['a', 'b'], board)",
+     "(getattr passed as a value)", True),
     ("get_ipython().input_transformers_post.append(lambda lines: [])", "(get_ipython)", False),
 ]
 
