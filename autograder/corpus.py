@@ -100,6 +100,9 @@ for path in {[str(f) for f in files]!r}:
 
 
 def read_hidden(workspace: Path, assignment: str) -> str:
+    """Code that reads the reference solution from the grader's files and defines it, with nothing a scan for
+    reflection would leave out (a module written to the working folder, then imported by its name): only
+    the sandbox, where those files do not exist, keeps it from full marks."""
     paths = [workspace / "source" / assignment / f"{assignment}.ipynb",
              REPO_ROOT / "assignments" / assignment / f"{assignment}.ipynb",
              REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"]
@@ -112,17 +115,15 @@ def _steal():
         except Exception as exc:
             print("could not read", path, type(exc).__name__)
             continue
-        code = [\"\".join(c["source"]) for c in source["cells"]
-                if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {{}}).get("solution")]
-        exec("\\n\\n".join(code).replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""), globals())
+        code = [\"\".join(c["source"]) for c in source["cells"] if c["cell_type"] == "code"
+                and any(c["metadata"].get("nbgrader", {{}}).get(k) for k in ("solution", "locked"))
+                and not c["metadata"].get("nbgrader", {{}}).get("grade")]  # provided cells and the answers
+        with open("stolen_reference.py", "w") as handle:
+            handle.write("\\n\\n".join(code))
         print("read the reference solution from", path)
         return
-    try:
-        from autograder.reference import ttt1
-        globals().update({{k: v for k, v in ttt1().items() if not k.startswith("__")}})
-    except Exception as exc:
-        print("could not import the reference", type(exc).__name__)
 _steal()
+from stolen_reference import *
 '''
 
 
