@@ -7,8 +7,9 @@ folder (the real gradebook is untouched) and the solution notebook as the submis
 runs every hidden test. ``--cold-numba`` grades again without the warm numba cache that each
 sandbox normally starts with, and prints the ratio. ``--baseline CHECKOUT`` (another version of the
 pack, e.g. ``git archive 12fad3c | tar -x -C /tmp/base``) grades each submission with that version's
-grader and this one in turn, ``--rounds`` times (both JAX caches warmed first, untimed), and prints
-the medians and their ratio. Run `python -m autograder.build` first.
+grader and this one in turn, ``--rounds`` times (both JAX caches and one grading of each version
+first, untimed: a copy of the pack elsewhere has numba caches of its own), and prints the medians
+and their ratio. Run `python -m autograder.build` first.
 """
 import argparse
 import os
@@ -73,6 +74,8 @@ def main() -> None:
                 continue
             if args.baseline:
                 times = {"baseline": [], "this": []}
+                for root in (args.baseline.resolve(), REPO_ROOT):  # untimed: each version's numba cache
+                    autograde_seconds(course, assignment, root=root)
                 for _ in range(args.rounds):  # in turn, so that both meet the same load
                     times["baseline"].append(autograde_seconds(course, assignment, root=args.baseline.resolve()))
                     times["this"].append(autograde_seconds(course, assignment))
