@@ -301,14 +301,10 @@ def fill_jax_cache(folder: Path) -> None:
     """Grade the source notebook (reference solution and hidden tests) of every JAX assignment in a
     sandbox whose JAX writes each program it compiles into `folder`; RuntimeError unless every graded
     cell passes (the cache must come from the same runs as a correct submission's grading)."""
-    from .grading_config import CELL_TIMEOUTS  # (grading_config imports this module)
-
     with tempfile.TemporaryDirectory(prefix="azsandbox-reference-") as reports:
         for path in jax_cache.reference_notebooks():
             assignment, notebook = path.parent.name, path.stem
-            heavy = {grade_id: 600 for grade_id in CELL_TIMEOUTS if not grade_id.startswith("test_")}
-            grader = SandboxExecute(timeout=600, cell_timeouts=heavy, report_directory=reports,
-                                    jax_cache_fill=str(folder))
+            grader = SandboxExecute(timeout=600, report_directory=reports, jax_cache_fill=str(folder))
             grader.preprocess(nbformat.read(path, as_version=4),
                               {"nbgrader": {"student": "reference", "assignment": assignment, "notebook": notebook}})
             report = json.loads((Path(reports) / assignment / "reference" / f"{notebook}.json").read_text())
