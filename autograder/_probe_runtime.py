@@ -3,12 +3,13 @@
 The grader rewrites each ``check_<name>(fn)`` call of a hidden-test cell into
 ``_agprobe._runtime.probe("<module>", "<name>", fn, "<nonce>")``. This runs the *probe* half of
 the check on the cases the grader wrote into the read-only probe library, and writes the
-plain-data outputs (JSON) to ``<scratch>/.probe/<nonce>.json``. The *judge* half never runs
+plain-data outputs (JSON) to ``<scratch>/.probe/<nonce>.json``, whose SHA-256 it announces. The *judge* half never runs
 here: the grader reads the file and decides, outside this process. Evidence (suspicious file
 access, audit hooks added, imports of this package outside a probe, each probe's nonce) goes to
 the grader through a pipe whose write end the kernel inherits (``autograder.audit``). Standard
 library and numpy only; nothing here can see the reference solution.
 """
+import hashlib
 import importlib
 import json
 import os
@@ -59,11 +60,13 @@ def probe(module: str, name: str, fn, nonce: str) -> None:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         outputs = getattr(checks, f"probe_{name}")(fn, cases)
+    data = json.dumps({"nonce": nonce, "outputs": outputs}, default=_plain).encode()
     os.makedirs(OUT, exist_ok=True)
     tmp = os.path.join(OUT, f"{nonce}.tmp")
-    with open(tmp, "w") as handle:
-        json.dump({"nonce": nonce, "outputs": outputs}, handle, default=_plain)
+    with open(tmp, "wb") as handle:
+        handle.write(data)
     os.replace(tmp, os.path.join(OUT, f"{nonce}.json"))
+    _announce({"data": nonce, "sha256": hashlib.sha256(data).hexdigest()})  # the file may not change after this
 
 
 _PROBING = [0]  # > 0 while probe() loads its module (an import of the probe package is then the grader's)

@@ -35,9 +35,10 @@ NOTEBOOK_TIMEOUT = 1200
 # on-policy training, which runs the student's search and train_step). Part 4's policy_loss test
 # compiles the student's loss for eight shapes (3-14 s on a busy machine, 2-4 s with the JAX cache):
 # 60 s bounds what a loss that makes XLA compile something huge costs (a "compile bomb"; part 4's
-# training cell runs only once train_step, and so policy_loss, passed its visible test).
+# training cell runs only once train_step, and so policy_loss, passed its visible test). Part 6's
+# alphazero_loss test compiles the student's loss likewise and gets the same bound.
 CELL_TIMEOUTS = {"alphazero_loop": 300, "direct_training": 300, "evaluation": 300, "training": 300,
-                 "test_policy_loss": 60}
+                 "test_policy_loss": 60, "test_alphazero_loss": 60}
 
 
 def sqlite_url(path) -> str:

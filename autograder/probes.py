@@ -14,6 +14,7 @@ cases, schemas and judges; ``probes.py``: what runs in the kernel; ``examples.py
 submissions). Hidden-test cells import ``check_<name>`` from
 ``autograder.assignments.<assignment>.checks``; a ``module`` argument below is the assignment's name.
 """
+import hashlib
 import importlib
 import json
 import os
@@ -238,14 +239,18 @@ def parse_bounded(data: bytes):
     return json.loads(data)
 
 
-def probe_outputs(scratch: Path, call: CheckCall):
-    """The outputs a probe wrote, or a string saying why there are none."""
+def probe_outputs(scratch: Path, call: CheckCall, digests: dict | None = None):
+    """The outputs a probe wrote, or a string saying why there are none. With `digests` ({nonce: the
+    SHA-256 the probe announced first on the audit pipe}), a file that differs from what the probe
+    announced is refused."""
     missing = (f"no test data came back for {call.name}: the hidden check did not run to completion "
                "(the cell was skipped or altered while it ran)")
     try:
         raw = read_from_sandbox(scratch, f"{call.nonce}.json", MAX_PROBE_BYTES, binary=True)
         if raw is None:
             return missing
+        if digests is not None and digests.get(call.nonce) != hashlib.sha256(raw).hexdigest():
+            return f"the test data for {call.name} was changed after the hidden check wrote it"
         data = parse_bounded(raw)
     except (OSError, ValueError, RecursionError, MemoryError) as exc:
         return f"the test data for {call.name} is unreadable ({type(exc).__name__}: {str(exc)[:120]})"

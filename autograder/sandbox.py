@@ -1,20 +1,25 @@
-"""Grade a submission: its code runs in a sandboxed kernel, its hidden tests are judged outside.
+"""Grade a submission: its code runs in sandboxed kernels, its hidden tests are judged outside.
 
 ``SandboxExecute`` replaces nbgrader's ``Execute`` preprocessor in ``nbgrader autograde``
 (see ``autograder.grading_config``). For each notebook it:
 
-1. rewrites every hidden-test call ``check_<name>(fn)`` into a *probe* call with a fresh nonce
-   (``autograder.testcells``) and writes the cases into a read-only probe library
-   (``autograder.probes``);
-2. executes the notebook cell by cell in a kernel isolated by bubblewrap
-   (``autograder.isolation``), within budgets of the grader's configuration
-   (``autograder.kernel``); a timeout or a dead kernel costs that cell, and the kernel is
-   restarted for the cells after it;
-3. *judges* each graded cell in this trusted process: the cell passes only if it ran without
-   an error, every probe of the cell left data tagged with its nonce, and every judge accepts it;
-4. replaces the graded cells' outputs by that verdict (stdout kept; stderr, errors and results
+1. finds every hidden-test call ``check_<name>(fn)`` (``autograder.testcells``) and writes the
+   cases into a read-only probe library (``autograder.probes``);
+2. executes the notebook cell by cell, its hidden-test calls replaced by ``None``, in a kernel
+   isolated by bubblewrap (``autograder.isolation``), within budgets of the grader's configuration
+   (``autograder.kernel``): its outputs and visible tests; a timeout or a dead kernel costs that
+   cell, and the kernel is restarted for the cells after it;
+3. runs the hidden tests in a second, fresh kernel and scratch folder that sees only the provided
+   cells, the student's answers and the definitions they use, minus every statement that reaches
+   code by a computed name or the grader's runtime (``autograder.probe_program``): a probe call
+   with a fresh nonce per check, whose data file must match the SHA-256 announced on the audit pipe;
+4. *judges* each graded cell in this trusted process: the cell passes only if its visible tests ran
+   without an error in the first kernel, every probe of the cell left data tagged with its nonce in
+   the second, and every judge accepts it;
+5. replaces the graded cells' outputs by that verdict (stdout kept; stderr, errors and results
    from the kernel dropped), so nbgrader's ``SaveAutoGrades`` records exactly the trusted verdict;
-5. writes a JSON report per notebook (verdicts, reasons, runtime flags, the isolation used).
+6. writes a JSON report per notebook (verdicts, reasons, runtime flags, the isolation used, the
+   seconds of its own and those spent waiting for the grader's JAX compilation cache).
 
 Without isolation it refuses to grade, unless the instructor set ``isolation = "none"``
 (``--unsafe-no-sandbox``): then every report says so.
@@ -25,22 +30,42 @@ import re
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Bool, Dict, Integer, Unicode
 
-from . import audit, code_scan, isolation, jax_cache, numba_cache
+from . import audit, code_scan, isolation, jax_cache, numba_cache, probe_program
 from .isolation import Limits
 from .kernel import Budget, CellOutcome, run_cells
 from .probes import build_probe_library, judge, probe_outputs
-from .testcells import CheckCall, UnsupportedTestCell, rewrite_test_cell
+from .testcells import CheckCall, UnsupportedTestCell, probe_call, rewrite_test_cell
 
 # The visible test of a function whose prerequisite has not passed stops with this error
 # (azcourse.visible_checks.needs); its cell is then judged by the hidden test alone.
 PREREQUISITE_STOP = "PrerequisiteNotPassed:"
 UNSAFE = "none (UNSAFE: student code ran with the grader's rights; --unsafe-no-sandbox)"
+
+
+# A graded cell whose visible run ended so (it failed whatever its hidden tests say) is not probed again.
+STOPPED = ("compilation or execution took longer than", "the kernel died", "not run")
+
+
+def _worth_probing(outcome: CellOutcome | None) -> bool:
+    return outcome is None or not outcome.error or not outcome.error.startswith(STOPPED)
+
+
+@dataclass
+class Probed:
+    """What the kernel of the hidden tests left: its scratch folder (the probes' data), the graded cells
+    it probed, {nonce: SHA-256 announced first}, {graded cell: error of its probe cell}, its audit records."""
+    scratch: Path
+    cells: set
+    digests: dict
+    errors: dict
+    records: list
 
 
 class IsolationUnavailable(RuntimeError):
@@ -100,23 +125,21 @@ class SandboxExecute(NbGraderPreprocessor):
         report["flags"] += code_scan.scan(nb, str(info.get("assignment")), str(info.get("notebook")))
         workdir = Path(tempfile.mkdtemp(prefix="azsandbox-"))
         slot = isolation.Slot() if self.isolation != "none" else None
-        channel = audit.AuditChannel()
         try:
-            try:
-                outcomes, calls = self._run(nb, workdir, slot, report, channel)
-            finally:
-                records = channel.close()
-            received = self._apply_verdicts(nb, outcomes, calls, workdir / "scratch", report)
-            report["flags"] += audit.flags(records, received)
+            outcomes, calls, probed = self._run(nb, workdir, slot, report)
+            self._apply_verdicts(nb, outcomes, calls, probed, report)
         finally:
             if slot:
                 slot.release()
             shutil.rmtree(workdir, ignore_errors=True)
-        report["seconds"] = round(time.monotonic() - started, 1)
+        report["seconds"] = round(time.monotonic() - started - report.get("jax_cache_wait_seconds", 0), 1)
         self._write_report(report)
         return nb, resources
 
-    def _run(self, nb, workdir: Path, slot, report, channel):
+    def _run(self, nb, workdir: Path, slot, report):
+        """Run the notebook (its hidden checks replaced by None) in one kernel, then its hidden tests in a
+        second one (``probe_program``); the outcomes of the notebook's cells, the check calls of each graded
+        cell, and what the probes left (``Probed``)."""
         executed = copy.deepcopy(nb)
         calls: dict[int, list[CheckCall]] = {}
         outcomes: dict[int, CellOutcome] = {}
@@ -125,12 +148,47 @@ class SandboxExecute(NbGraderPreprocessor):
                 continue
             if cell.metadata.get("nbgrader", {}).get("grade", False):
                 try:
-                    cell.source, calls[index] = rewrite_test_cell(cell.source)
+                    cell.source, calls[index] = rewrite_test_cell(cell.source, probe=False)
                 except UnsupportedTestCell as exc:
                     cell.source, calls[index] = "raise RuntimeError('test cell not gradable')", []
                     outcomes[index] = CellOutcome(error=f"grader configuration problem: {exc}")
-        lib, scratch = workdir / "lib", workdir / "scratch"
+        lib = workdir / "lib"
         build_probe_library(lib, [c for cell_calls in calls.values() for c in cell_calls])
+        waited = time.monotonic()
+        jax_folder = self._jax_cache(executed) if slot is not None else None
+        report["jax_cache_wait_seconds"] = round(time.monotonic() - waited, 1)
+        numba = self.warm_numba and numba_cache.uses_numba(executed)
+        records = self._kernel(executed, workdir / "notebook", lib, slot, jax_folder, numba, outcomes,
+                               report["flags"])
+        report["flags"] += audit.flags(records, [])
+        for index, cell in enumerate(executed.cells):  # kernel outputs go back into nbgrader's notebook
+            if cell.cell_type == "code":
+                nb.cells[index].outputs = cell.outputs
+                nb.cells[index].execution_count = cell.get("execution_count")
+        probes = {index: "\n".join(map(probe_call, cell_calls)) for index, cell_calls in calls.items()
+                  if cell_calls and _worth_probing(outcomes.get(index))}
+        heavy = {grade_id for grade_id in self.cell_timeouts if not grade_id.startswith("test_")}
+        program, left_out = probe_program.probe_program(nb, probes, heavy)
+        report["flags"] += left_out
+        program_nb = probe_program.as_notebook(program, nb.metadata.get("kernelspec"))
+        program_outcomes: dict[int, CellOutcome] = {}
+        probe_flags: list[str] = []
+        records = self._kernel(program_nb, workdir / "probes", lib, slot, jax_folder, numba, program_outcomes,
+                               probe_flags) if probes else []
+        report["flags"] += [f"while the hidden tests ran: {flag}" for flag in probe_flags]
+        digests: dict[str, str] = {}
+        for record in records:  # the first announcement of a probe's data is the probe's own
+            if isinstance(record.get("data"), str):
+                digests.setdefault(record["data"], record.get("sha256"))
+        errors = {item.origin: program_outcomes[i].error for i, item in enumerate(program)
+                  if item.kind == "probe" and i in program_outcomes and program_outcomes[i].error}
+        probed = Probed(workdir / "probes", set(probes), digests, errors, records)
+        return outcomes, calls, probed
+
+    def _kernel(self, nb, scratch: Path, lib: Path, slot, jax_folder, numba: bool, outcomes: dict,
+                flags: list) -> list[dict]:
+        """Run `nb` in place in a fresh kernel whose scratch folder is `scratch` (new, empty); the records
+        of its audit pipe."""
         scratch.mkdir()
         (scratch / ".probe").mkdir()
         if slot is None:
@@ -138,24 +196,23 @@ class SandboxExecute(NbGraderPreprocessor):
                                   "MPLCONFIGDIR": str(scratch / ".config" / "matplotlib"),
                                   "NUMBA_CACHE_DIR": str(scratch / ".cache" / "numba")}
         else:
-            jax_folder = self._jax_cache(executed)
             writable = bool(self.jax_cache_fill)
             sandbox = isolation.Sandbox(scratch, lib, slot, self._limits(), jax_folder, writable)
             sandbox.hand_over(scratch / ".probe")
             if writable:
                 sandbox.hand_over(jax_folder)
             env = isolation.sandbox_env(jax_cache.kernel_env(writable) if jax_folder else None)
-            if self.warm_numba and numba_cache.uses_numba(executed):  # spares the engine's compilation
+            if numba:  # spares the engine's compilation
                 try:
                     numba_cache.seed(scratch / ".cache", sandbox)
                 except Exception as exc:  # slower grading, never a lost grade
                     self.log.warning("grading without a warm numba cache: %s", exc)
-        run_cells(executed, outcomes, sandbox, env, scratch, self._budget(), report["flags"], error_reason, channel)
-        for index, cell in enumerate(executed.cells):  # kernel outputs go back into nbgrader's notebook
-            if cell.cell_type == "code":
-                nb.cells[index].outputs = cell.outputs
-                nb.cells[index].execution_count = cell.get("execution_count")
-        return outcomes, calls
+        channel = audit.AuditChannel()
+        try:
+            run_cells(nb, outcomes, sandbox, env, scratch, self._budget(), flags, error_reason, channel)
+        finally:
+            records = channel.close()
+        return records
 
     def _jax_cache(self, nb) -> Path | None:
         """The JAX cache folder for this notebook's sandbox: the one to fill, the grader's warm cache
@@ -171,8 +228,8 @@ class SandboxExecute(NbGraderPreprocessor):
             return None
 
     # -- verdicts
-    def _apply_verdicts(self, nb, outcomes, calls, scratch: Path, report) -> list[str]:
-        """Judge every graded cell; the nonces of the probes whose data came back."""
+    def _apply_verdicts(self, nb, outcomes, calls, probed, report) -> None:
+        """Judge every graded cell: the notebook kernel's outcome and the data of its hidden tests."""
         received = []
         for index, cell in enumerate(nb.cells):
             meta = cell.metadata.get("nbgrader", {})
@@ -182,10 +239,10 @@ class SandboxExecute(NbGraderPreprocessor):
             reason = outcome.error or (None if outcome.ran else "not run")
             if reason and reason.startswith(PREREQUISITE_STOP) and calls.get(index):
                 reason = None  # the visible test stopped at "fix X first": the hidden judge alone decides
-            for call in calls.get(index, []):
-                outputs = probe_outputs(scratch, call)
+            for call in calls.get(index, []) if index in probed.cells else []:
+                outputs = probe_outputs(probed.scratch, call, probed.digests)
                 if isinstance(outputs, str):  # no (valid) data: the cell fails, with its own error if it had one
-                    reason = reason or outcome.error or outputs
+                    reason = reason or probed.errors.get(index) or outputs
                     break
                 received.append(call.nonce)
                 verdict = judge(call.module, call.name, outputs)
@@ -195,6 +252,8 @@ class SandboxExecute(NbGraderPreprocessor):
                     reason = verdict + (f"\nVisible test: {reason}" if reason else "")
                 if verdict:
                     break
+            if calls.get(index) and index not in probed.cells:
+                reason = reason or "not run"
             outcome.passed, outcome.reason = reason is None, reason or ""
             kept = [o for o in cell.outputs
                     if o.output_type in ("stream", "display_data") and o.get("name") != "stderr"]
@@ -209,7 +268,7 @@ class SandboxExecute(NbGraderPreprocessor):
             report["cells"][meta.get("grade_id", str(index))] = {
                 "passed": outcome.passed, "points": meta.get("points", 0), "reason": outcome.reason,
                 "checks": [c.name for c in calls.get(index, [])]}
-        return received
+        report["flags"] += [f for f in audit.flags(probed.records, received) if f not in report["flags"]]
 
     def _write_report(self, report) -> None:
         if not self.report_directory:

@@ -18,14 +18,22 @@ class CheckCall:
     module: str          # the assignment, e.g. "ttt1_mcts" (of autograder.assignments.ttt1_mcts.checks)
     name: str            # e.g. "get_next_state"
     nonce: str = field(default_factory=lambda: secrets.token_hex(16))
+    argument: str = ""   # the source of the checked expression, e.g. "get_next_state"
+
+
+def probe_call(call: CheckCall) -> str:
+    """The probe call that replaces ``check_<name>(<argument>)`` in the kernel that runs the hidden tests."""
+    return (f"__import__({PROBE_PACKAGE + '._runtime'!r})._runtime.probe("
+            f"{call.module!r}, {call.name!r}, {call.argument}, {call.nonce!r})")
 
 
 class UnsupportedTestCell(ValueError):
     """A test cell uses ``autograder`` in a way the sandbox cannot split into probe and judge."""
 
 
-def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
-    """The cell's source with every check call replaced by a probe call, and the calls found.
+def rewrite_test_cell(source: str, probe: bool = True) -> tuple[str, list[CheckCall]]:
+    """The cell's source with every check call replaced by a probe call (by ``None`` when not `probe`:
+    the hidden tests then run elsewhere, ``autograder.probe_program``), and the calls found.
 
     ``from autograder.assignments.<assignment>.checks import check_<name>`` lines become ``pass``;
     ``check_<name>(<expr>)`` becomes ``_agprobe._runtime.probe("<module>", "<name>", <expr>, "<nonce>")``.
@@ -66,11 +74,10 @@ def rewrite_test_cell(source: str) -> tuple[str, list[CheckCall]]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
             if len(node.args) != 1 or node.keywords:
                 raise UnsupportedTestCell(f"a check takes exactly one argument: {ast.unparse(node)}")
-            call = CheckCall(imported[node.func.id], node.func.id[len("check_"):])
-            argument = ast.get_source_segment(source, node.args[0])
+            call = CheckCall(imported[node.func.id], node.func.id[len("check_"):],
+                             argument=ast.get_source_segment(source, node.args[0]))
             edits.append((position(node.lineno, node.col_offset), position(node.end_lineno, node.end_col_offset),
-                          f"__import__({PROBE_PACKAGE + '._runtime'!r}).{'_runtime'}.probe("
-                          f"{call.module!r}, {call.name!r}, {argument}, {call.nonce!r})"))
+                          probe_call(call) if probe else "None"))
             calls.append(call)
         elif isinstance(node, ast.Name) and node.id == "autograder":
             raise UnsupportedTestCell("a test cell may use autograder only through `check_<name>(...)` calls")

@@ -111,7 +111,8 @@ def test_failed_cells_say_why(graded):
     assert reasons[("partial_reward", "test_search_iter")] == ""  # judged where get_reward is right: passed
     assert f"took longer than {CELL_TIMEOUT} s" in reasons[("infinite_loop", "test_get_action_prob")]
     assert "kernel died" in reasons[("os_exit", "test_expand_node")]
-    assert "no test data came back" in reasons[("input_transformer", "test_get_next_state")]
+    # the transformer blanked the notebook kernel's tests, never the hidden tests' kernel (where it is left out)
+    assert reasons[("input_transformer", "test_get_next_state")] == ""
     assert "SystemExit" in reasons[("sys_exit", "test_get_action_prob")]
 
 
@@ -139,6 +140,24 @@ def test_a_compile_bomb_costs_its_own_points_within_two_minutes(graded):
     assert graded["results"][("hex4_onpolicy", "compile_bomb")]["seconds"] <= 120
     cells = graded["rows"][("compile_bomb", "hex4_onpolicy")]["cells"]
     assert cells["test_policy_loss"]["reason"].startswith("compilation or execution took longer than 60 s")
+
+
+def test_forged_notebooks_earn_what_their_own_code_earns_with_the_place_named(graded):
+    """Issue 31: every assignment's forgeries (the probe runner wrapped four ways; helpers found by computed
+    names and frames) and the honest own helper; their exact scores and flags are in the corpus."""
+    forged = [c for c in graded["cases"] if c.name in ("forged_runtime", "forged_helpers")]
+    assert {c.assignment for c in forged} == set(corpus.example_modules()) and len(forged) == 12
+    for case in forged:
+        flags = graded["rows"][(case.name, case.assignment)]["flags"]
+        assert "left out of the hidden tests (reaches code it does not name, or the grader's runtime): cell " in flags
+        assert ", line " in flags
+    for assignment in ("ttt1_mcts", "othello5_planning"):
+        row = graded["rows"][("own_helper", assignment)]
+        assert row["flags"] == "" and row["code_score"] == row["max_code_score"]
+    for path in Path(graded["course"].reports).glob("*/*/*.json"):
+        if path.name.count(".") == 1:  # <notebook>.json: the grader's report
+            report = json.loads(path.read_text())
+            assert report["jax_cache_wait_seconds"] >= 0 and report["seconds"] >= 0, path
 
 
 def test_student_code_could_not_tamper(graded):

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbgrader.nbgraderformat import MetadataValidator
 
-from autograder import audit, build, code_scan, pipeline, restore_cells
+from autograder import audit, build, code_scan, corpus, grading_config, pipeline, probe_program, restore_cells
 from autograder.grading_config import REPO_ROOT
 
 ASSIGNMENTS = ("ttt1_mcts", "ttt2_selfplay", "azul3_play", "hex4_onpolicy", "othello5_planning", "tak6_alphazero")
@@ -220,6 +220,103 @@ def test_a_helper_of_the_students_own_is_not_the_engines():
     own = ("def get_valid_mask(state):\n    return np.ones(180, dtype=bool)\n\n"
            "def legal_takes(state):\n    return get_valid_mask(state) & True")
     assert code_scan.scan(_with("azul3_play", {"legal_takes": own}), "azul3_play", "azul3_play") == []
+
+
+# ----------------------------------------------------------------------------- issue 31: the hidden tests' kernel
+
+HEAVY = {grade_id for grade_id in grading_config.CELL_TIMEOUTS if not grade_id.startswith("test_")}
+
+
+def _program(nb):
+    probes = {i: f"probe({c.metadata.nbgrader['grade_id'][len('test_'):]})" for i, c in enumerate(nb.cells)
+              if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
+    return probe_program.probe_program(nb, probes, HEAVY)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_nothing_honest_is_left_out_of_the_hidden_tests(assignment):
+    """The notebooks as distributed, their solutions and every example submission that expects no flag: no
+    statement is left out of the kernel of the hidden tests, no flag."""
+    course = type("Course", (), {"release": str(REPO_ROOT / "release"), "root": "/nonexistent",
+                                 "source": str(REPO_ROOT / "assignments")})
+    notebooks = [release(assignment), solution(assignment)]
+    for case in corpus.example_modules()[assignment].cases():
+        if not case.flags and not case.problems and case.name != "as_distributed":
+            notebooks += [nbformat.reads(data.decode(), as_version=4)
+                          for name, data in case.make(course).items() if name.endswith(".ipynb")]
+    for nb in notebooks:
+        program, flags = _program(nb)
+        assert flags == [] and code_scan.scan(nb, assignment, assignment) == []
+        assert sum(item.kind == "probe" for item in program) == sum(
+            bool(c.metadata.get("nbgrader", {}).get("grade")) and c.cell_type == "code" for c in nb.cells)
+
+
+REFLECTIVE = [
+    ("import sys\n_rt = sys.modules['_ag' + 'probe._runtime']", "(.modules)", True),
+    ("import importlib\n_rt = importlib.import_module('_ag' + 'probe._runtime')", "(.import_module)", True),
+    ("_rt = __import__('_ag' + 'probe._runtime')", "(__import__)", True),
+    ("import gc\n_rt = [m for m in gc.get_objects() if m]", "(.get_objects)", True),
+    ("import sys\ndef winner(board):\n    return sys._getframe(1).f_back.f_globals['board_winner'](board)",
+     "(._getframe, .f_back, .f_globals)", True),
+    ("def winner(board):\n    try:\n        1 / 0\n    except Exception as e:\n"
+     "        return e.__traceback__.tb_frame.f_back.f_globals['board_winner'](board)", "(.__traceback__", True),
+    ("import inspect\ndef winner(board):\n    return inspect.currentframe().f_back.f_globals['w'](board)",
+     "(import inspect)", True),
+    ("import azcourse.core.planners as p\ndef winner(board):\n    return getattr(p, 'value' + '_for')(board)",
+     "(getattr with a computed name)", True),
+    ("import numpy as np\nnp.sum = lambda *a, **k: 0", "(assigns np.sum on a module)", True),
+    ("import builtins\nsetattr(builtins, 'print', None)", "(import builtins)", True),
+    ("import sys\nsys.meta_path.insert(0, object())", "(.meta_path)", True),
+    ("def winner(board):\n    return vars(__builtins__)['eval']('1')", "(__builtins__, vars)", True),
+    ("def winner(board):\n    return winner.__globals__['x']", "(.__globals__)", True),
+    ("import threading\nthreading.Thread(target=print).start()", "(import threading)", False),
+    ("import numpy as np\nlib = np.ctypeslib.ctypes.pythonapi", "(.ctypes, .ctypeslib, .pythonapi)", False),
+    ("from functools import reduce\ndef winner(board):\n    return reduce(getattr, ['a', 'b'], board)",
+     "(getattr passed as a value)", True),
+    ("get_ipython().input_transformers_post.append(lambda lines: [])", "(get_ipython)", False),
+]
+
+
+@pytest.mark.parametrize("code, what, aimed", REFLECTIVE, ids=[w for _, w, _ in REFLECTIVE])
+def test_reflection_is_left_out_and_flagged_with_cell_and_line(code, what, aimed):
+    nb = solution("hex4_onpolicy")
+    at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "winner")
+    nb.cells[at].source += "\n\n" + code
+    program, flags = _program(nb)
+    line = len(nb.cells[at].source.splitlines()) - len(code.splitlines()) + 1
+    assert len(flags) == 1 and flags[0].startswith("left out of the hidden tests") and what in flags[0], flags
+    assert f"cell {at + 1}, line " in flags[0]
+    first_line = int(flags[0].split("line ")[1].split(" ")[0])
+    assert line <= first_line < line + len(code.splitlines())
+    left_out = nb.cells[at].source.splitlines()[first_line - 1]
+    assert not any(left_out in item.source.splitlines() for item in program if item.origin == at)
+    scanned = code_scan.scan(nb, "hex4_onpolicy", "hex4_onpolicy")
+    assert any(f.startswith("reaches the grader's runtime") and f"cell {at + 1}, line" in f for f in scanned) == aimed
+
+
+def test_a_students_own_helper_and_import_reach_the_hidden_tests_but_not_their_demos():
+    nb = solution("othello5_planning")
+    at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "win_rate_interval")
+    nb.cells[at].source = "def win_rate_interval(wins, draws, losses):\n    return _own(wins, draws, losses)"
+    own = ("import statistics as stats\nfrom math import *\nRATE = 1.96\n\ndef _own(wins, draws, losses):\n"
+           "    return stats.fmean([RATE, sqrt(4)])\n\nprint(_own(1, 2, 3))\nslow = sum(range(10**9))\nimport inspect")
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(own))
+    program, flags = _program(nb)
+    sources = [item.source for item in program if item.origin == at + 1]
+    assert sources == ["import statistics as stats", "from math import *", "RATE = 1.96",
+                       "def _own(wins, draws, losses):\n    return stats.fmean([RATE, sqrt(4)])"], sources
+    assert flags == [] and code_scan.scan(nb, "othello5_planning", "othello5_planning") == []
+    kinds = [item.kind for item in program]
+    assert kinds.index("provided") < kinds.index("answer") and kinds[-1] == "probe"
+    assert not any(item.kind == "provided" and item.grade_id in HEAVY for item in program)
+
+
+def test_a_graded_function_written_in_a_cell_of_ones_own_is_tested():
+    nb = release("ttt1_mcts")  # every answer cell holds its stub
+    at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "get_reward")
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell("def get_reward(board):\n    return 0, False"))
+    program, flags = _program(nb)
+    assert [item.kind for item in program if item.origin == at + 1] == ["helper"] and flags == []
 
 
 def test_a_cell_that_does_not_parse_is_skipped():

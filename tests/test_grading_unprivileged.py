@@ -38,6 +38,7 @@ pytestmark = [
 ]
 SHM_KEY = 0x5A6D0C11
 CELL_TIMEOUT = 20
+FORGED = [*ttt1_examples.FORGERIES, ttt1_examples.OWN_HELPER]
 
 
 def _user() -> pwd.struct_passwd:
@@ -141,8 +142,14 @@ def _submissions(folder: Path, course: Path, workspace: Path) -> dict:
             cell.metadata["autograder"] = {"timeout": 10**6}
     _write(folder, "replay_hang", hang)
     all_tests = set(ttt1_examples.TESTS)
-    return {"honest": all_tests, "tamper": set(), "leftovers": all_tests,
-            "replay_hang": {"test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob"}}
+    expected = {"honest": all_tests, "tamper": set(), "leftovers": all_tests,
+                "replay_hang": {"test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob"}}
+    for case in FORGED:  # issue 31: the probe runner wrapped, helpers by computed names; a helper of one's own
+        for name, data in case.make(release).items():
+            (folder / name).parent.mkdir(parents=True)
+            (folder / name).write_bytes(data)
+        expected[case.name] = case.expected
+    return expected
 
 
 # ----------------------------------------------------------------------------- the run
@@ -210,6 +217,12 @@ def test_exact_scores(graded):
         assert float(row["code_score"]) == sum(points[n] for n in expected)
 
 
+def test_forgeries_are_flagged_and_an_own_helper_is_not(graded):
+    for case in FORGED:
+        flags = graded["rows"][case.name]["flags"]
+        assert all(flag in flags for flag in case.flags) and (flags == "") == (not case.flags), (case.name, flags)
+
+
 def test_the_checkout_and_the_gradebook_are_untouched(graded):
     assert graded["after"] == graded["before"]
     with sqlite3.connect(f"file:{graded['workspace'] / 'gradebook.db'}?mode=ro", uri=True) as db:
@@ -221,7 +234,11 @@ def test_a_replay_cannot_claim_a_longer_timeout(graded):
     reasons = graded["rows"]["replay_hang"]
     assert "kernel died" in reasons["test_expand_node (reason)"]
     assert "not run" in reasons["test_search_iter (reason)"]
-    assert graded["seconds"] < 240  # the replay's claimed 10**6 s was ignored: it got CELL_TIMEOUT
+    # the replay's claimed 10**6 s was ignored: it got CELL_TIMEOUT, in each of the two kernels (the notebook's
+    # own seconds, well under the notebook budget of 1200 s that would stop it otherwise; the whole batch,
+    # with the forged examples of issue 31, took 437 s on 2 cores at a load average of 10)
+    report = json.loads((graded["workspace"] / "reports" / "ttt1_mcts" / "replay_hang" / "ttt1_mcts.json").read_text())
+    assert report["seconds"] < 600, report["seconds"]
 
 
 def test_nothing_of_a_submission_survives(graded):

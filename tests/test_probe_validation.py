@@ -5,6 +5,7 @@ and random damage anywhere in the reference's own output): each must give a reas
 and never an exception. Probe files past the size, nesting or entry bounds are refused cheaply.
 """
 import copy
+import hashlib
 import json
 import random
 import subprocess
@@ -151,6 +152,20 @@ def test_hostile_probe_files_are_refused_with_a_reason(tmp_path, outputs, why):
     _write(tmp_path, call, _wrapped(call, outputs))
     reason = probes.probe_outputs(tmp_path, call)
     assert isinstance(reason, str) and "unreadable" in reason and why in reason, str(reason)[:200]
+
+
+def test_a_file_changed_after_the_probe_announced_it_is_refused(tmp_path):
+    """The probe announces its file's SHA-256 on the audit pipe (issue 31): a file rewritten after that (a
+    thread, a `__del__`) no longer matches, and an unannounced one has no hash."""
+    call = testcells.CheckCall("ttt1_mcts", "get_reward")
+    data = _wrapped(call, "[1, 2]")
+    _write(tmp_path, call, data)
+    digest = hashlib.sha256(data.encode()).hexdigest()
+    assert probes.probe_outputs(tmp_path, call, {call.nonce: digest}) == [1, 2]
+    _write(tmp_path, call, _wrapped(call, "[1, 3]"))
+    for digests in ({call.nonce: digest}, {}):
+        reason = probes.probe_outputs(tmp_path, call, digests)
+        assert reason == "the test data for get_reward was changed after the hidden check wrote it"
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting(tmp_path):

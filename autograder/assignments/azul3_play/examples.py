@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, simple
+from ...corpus import Case, as_distributed, forgeries, simple
 
 TESTS = ("test_decode_move", "test_legal_takes", "test_masked_policy", "test_arena")
 AZ3 = set(TESTS)
@@ -42,6 +42,15 @@ def arena(agent_a, agent_b, num_games, seed):
 }
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where.
+FORGERIES = forgeries(
+    "azul3_play", AZ3, "decode_move", '__import__("Azul_Simulator").string_to_action', "masked_policy",
+    computed=("legal_takes", "def legal_takes(state):", "Azul_Simulator", "get_valid_mask",
+              "_helper(state.encode())[:180]"),
+    framed=("decode_move", "def decode_move(code):", "az", 'g["az"].string_to_action(code)'))
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "azul3_play", AZ3),
@@ -52,4 +61,5 @@ def cases() -> list[Case]:
                flags=["arena calls a helper the notebook forbids: play_match",
                       "decode_move calls a helper the notebook forbids: string_to_action",
                       "legal_takes calls a helper the notebook forbids: get_valid_mask"]),
+        *FORGERIES,
     ]

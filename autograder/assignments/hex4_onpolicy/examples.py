@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, simple, source_solutions
 
 TESTS = ("test_winner", "test_tree_policy", "test_rollout", "test_legal_distribution", "test_policy_loss",
          "test_train_step", "test_topp")
@@ -61,6 +61,17 @@ def policy_loss(logits, x, target):
 """
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where.
+FORGERIES = forgeries(
+    "hex4_onpolicy", HEX4, "winner", '__import__("azcourse.hex.game", fromlist=["board_winner"]).board_winner',
+    "tree_policy",
+    computed=("policy_loss", "def policy_loss(logits, x, target):", "azcourse.hex.anet", "masked_cross_entropy",
+              "_helper(logits, x, target)"),
+    framed=("winner", "def winner(board):", "board_winner", 'g["board_winner"](board)'),
+    needs_failing=("test_rollout", "test_topp"))
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "hex4_onpolicy", HEX4),
@@ -76,4 +87,5 @@ def cases() -> list[Case]:
         # Hostile or hapless: a loss whose compilation never ends costs its own points only, within minutes.
         simple("compile_bomb", "hex4_onpolicy", HEX4 - {"test_policy_loss"}, extra={"policy_loss": COMPILE_BOMB},
                flags=["(test_policy_loss): compilation or execution took longer than 60 s"]),
+        *FORGERIES,
     ]

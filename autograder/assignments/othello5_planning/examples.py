@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, own_helper, simple, source_solutions
 
 TESTS = ("test_flips", "test_legal_moves", "test_state_value", "test_value_move", "test_rollout_value",
          "test_monte_carlo_move", "test_simulate", "test_mcts_move", "test_win_rate_interval")
@@ -60,6 +60,21 @@ def simulate(root, game, predict, c_puct):
 '''
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where; a helper of
+# the student's own keeps full marks.
+FORGERIES = forgeries(
+    "othello5_planning", OTHELLO5, "state_value",
+    '__import__("azcourse.core.planners", fromlist=["value_for"]).value_for', "flips",
+    computed=("win_rate_interval", "def win_rate_interval(wins, draws, losses):", "azcourse.core.arena",
+              "wilson_interval", "_helper(wins, draws, losses)"),
+    framed=("state_value", "def state_value(game, state, player, predict):", "value_for",
+            'g["value_for"](game, state, player, predict)'),
+    needs_failing=("test_value_move", "test_rollout_value"))
+OWN_HELPER = own_helper("othello5_planning", OTHELLO5, "win_rate_interval",
+                        "def win_rate_interval(wins, draws, losses):", "statistics")
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "othello5_planning", OTHELLO5),
@@ -71,4 +86,6 @@ def cases() -> list[Case]:
                extra={"win_rate_interval": DRAWS_AS_LOSSES}),
         simple("backup_without_sign", "othello5_planning", OTHELLO5 - {"test_simulate"},
                extra={"simulate": NO_SIGN_CHANGE}),
+        *FORGERIES,
+        OWN_HELPER,
     ]

@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, simple, source_solutions
 
 TESTS = ("test_stack_moves", "test_has_road", "test_exploration_rate", "test_puct_select", "test_add_dirichlet_noise",
          "test_alphazero_loss", "test_win_rate_interval")
@@ -64,6 +64,18 @@ def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
 '''
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where.
+FORGERIES = forgeries(
+    "tak6_alphazero", TAK6, "exploration_rate",
+    '__import__("azcourse.core.mcts", fromlist=["puct_exploration_rate"]).puct_exploration_rate', "stack_moves",
+    computed=("win_rate_interval", "def win_rate_interval(wins, draws, losses, z=1.96):", "azcourse.core.arena",
+              "wilson_interval", "_helper(wins, draws, losses, z)"),
+    framed=("exploration_rate", "def exploration_rate(visits, c_init, c_base):", "puct_exploration_rate",
+            'g["puct_exploration_rate"](visits, c_init, c_base)'),
+    needs_failing=("test_puct_select",))
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "tak6_alphazero", TAK6),
@@ -75,4 +87,5 @@ def cases() -> list[Case]:
         simple("reports_rate", "tak6_alphazero", TAK6 - {"test_exploration_rate"},
                extra={"exploration_rate": REPORTS_RATE}),
         simple("kernels_only", "tak6_alphazero", TAK6 - {"test_alphazero_loss"}, extra={"alphazero_loss": KERNELS_ONLY}),
+        *FORGERIES,
     ]

@@ -11,7 +11,8 @@ from pathlib import Path
 import nbformat
 
 from ...corpus import (
-    Case, as_distributed, copy_cell, filled, grade_id, gradebook_write, nb_file, read_hidden, simple, source_solutions,
+    Case, as_distributed, copy_cell, filled, forgeries, grade_id, gradebook_write, nb_file, own_helper, read_hidden,
+    simple, source_solutions,
 )
 
 TESTS = ("test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob", "test_expand_node",
@@ -207,6 +208,21 @@ def _lms_zip(course) -> dict:
             "Jane Doe_4242_assignsubmission_file_/homework.zip": buffer.getvalue()}
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where (search_iter's
+# test fails with a blank get_reward, as it does without the forgery); a helper of the student's own keeps
+# full marks.
+FORGERIES = forgeries(
+    "ttt1_mcts", T1, "get_reward", '__import__("azcourse.tictactoe.perfect", fromlist=["_reward"])._reward',
+    "get_next_state",
+    computed=("get_reward", "def get_reward(board):", "azcourse.tictactoe.perfect", "_reward", "_helper(board)"),
+    framed=("get_next_state", "def get_next_state(board, action):", "importlib",
+            'g["importlib"].import_module("azcourse.tictactoe.perfect")._next_state(board, action)'),
+    also_failing=("test_search_iter",))
+OWN_HELPER = own_helper("ttt1_mcts", T1, "get_action_prob", "def get_action_prob(tree, node, temperature=1.0):",
+                        "math")
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "ttt1_mcts", T1),
@@ -222,8 +238,10 @@ def cases() -> list[Case]:
         Case("duplicated_cells", "ttt1_mcts", _duplicated_cells, T1, problems=["duplicated cells"]),
         Case("writes_secrets", "ttt1_mcts", _writes_secrets, T1),
         Case("as_distributed", "ttt1_mcts", as_distributed("ttt1_mcts"), set()),
-        simple("forged_probe", "ttt1_mcts", T1 - {"test_get_action_prob"}, extra={"get_next_state": FORGED_PROBE},
-               flags=["touches the grader's probe package", "audit-hook tampering"]),
+        # The patched probe module exists only in the notebook's kernel: the hidden tests run where that code
+        # never ran (it is left out and flagged), and the functions, all right, earn their points.
+        simple("forged_probe", "ttt1_mcts", T1, extra={"get_next_state": FORGED_PROBE},
+               flags=["touches the grader's probe package", "audit-hook tampering", "left out of the hidden tests"]),
         Case("tampered_metadata", "ttt1_mcts", _tampered_metadata, T1,
              problems=["test_get_reward': nbgrader metadata (solution) was changed",
                        "test_select_action': nbgrader metadata (grade) was changed",
@@ -237,8 +255,10 @@ def cases() -> list[Case]:
                flags=["os._exit", "kernel died"]),
         simple("infinite_loop", "ttt1_mcts", T1 - {"test_get_action_prob"},
                extra={"get_action_prob": INFINITE_LOOP}, flags=["timeout"]),
-        simple("input_transformer", "ttt1_mcts", set(), extra={"get_next_state": INPUT_TRANSFORMER},
-               flags=["input/AST transformer"]),
+        # The transformer blanks the notebook kernel's test cells, but the hidden tests run in a kernel where it
+        # never ran (left out, flagged): the functions, all right, earn their points.
+        simple("input_transformer", "ttt1_mcts", T1, extra={"get_next_state": INPUT_TRANSFORMER},
+               flags=["input/AST transformer", "left out of the hidden tests"]),
         Case("gradebook_write", "ttt1_mcts", _gradebook_write, set(), flags=["database", "grader path"]),
         Case("read_hidden", "ttt1_mcts", _read_hidden, set(), flags=["grader files", "grader path"]),
         Case("warning", "ttt1_mcts", _flat, T1),
@@ -247,4 +267,6 @@ def cases() -> list[Case]:
         Case("lmsfull", "ttt1_mcts", _lms_zip, T1, student="lmsfull_1234"),  # Canvas: name_userid,
         Case("jane_doe", "ttt1_mcts", lambda course: {}, T1 - {"test_get_action_prob"},  # Moodle, written by _lms_zip
              student="jane_doe_4242"),
+        *FORGERIES,
+        OWN_HELPER,
     ]

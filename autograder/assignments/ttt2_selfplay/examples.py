@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, simple, source_solutions
+from ...corpus import Case, forgeries, simple, source_solutions
 
 TESTS = ("test_train_step", "test_match_average")
 T2 = set(TESTS)
@@ -16,9 +16,21 @@ def match_average(agent1, agent2, num_games=200):
 '''
 
 
+
+# Issue 31: forged submissions get what their own code earns and a flag saying what and where.
+FORGERIES = forgeries(
+    "ttt2_selfplay", T2, "match_average", '__import__("azcourse.core.arena", fromlist=["play_match"]).play_match',
+    "train_step",
+    computed=("match_average", "def match_average(agent1, agent2, num_games=200):", "azcourse.core.arena",
+              "play_match", "_helper(agent1, agent2, num_games)"),
+    framed=("train_step", "def train_step(state, boards, target_pis, target_values):", "train_calls",
+            'g["train_calls"](train_step, state, [(boards, target_pis, target_values)])[0:2]'))
+
+
 def cases() -> list[Case]:
     return [
         simple("full", "ttt2_selfplay", T2),
         simple("blank", "ttt2_selfplay", set(), blank=tuple(source_solutions("ttt2_selfplay"))),
         simple("partial", "ttt2_selfplay", {"test_train_step"}, extra={"match_average": WRONG_MATCH_AVERAGE}),
+        *FORGERIES,
     ]
