@@ -63,7 +63,7 @@ def demo(args) -> int:
     names = sorted({case.assignment for case in cases}, key=[c.assignment for c in cases].index)
     if not args.workspace:
         print(f"building release/ and solutions/ from assignments/ (nbgrader generate_assignment and "
-              f"generate_solution, about 10 s each) ...")
+              f"generate_solution of {len(names)} assignment(s)) ...")
         pipeline.build(pipeline.Course.main(), names)
     course = pipeline.Course.workspace(workspace)
     print(f"building the demo's course in {workspace} ...")
@@ -79,6 +79,7 @@ def demo(args) -> int:
     seconds = time.monotonic() - built
     print("writing each submission's feedback (HTML, hidden tests removed) ...")
     pipeline.feedback(course)
+    print("exporting the grades (nbgrader export) ...")
     csv_path = pipeline.export(course, workspace / "grades.csv")
     print(f"\n{len(cases)} submissions graded in {duration(seconds)} ({60 * len(cases) / seconds:.1f} per minute); "
           f"total {duration(time.monotonic() - started)}")
@@ -95,6 +96,11 @@ EXAMPLES = """examples:
   python -m autograder export --output grades.csv
   python -m autograder feedback ttt1_mcts
   python -m autograder --workspace /tmp/class demo ttt1_mcts"""
+
+
+def jobs_option(parser) -> None:
+    parser.add_argument("--jobs", type=int, default=0, metavar="N",
+                        help="submissions graded side by side (default: one per core), e.g. --jobs 2")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,8 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these assignments (default: all), e.g. ttt1_mcts hex4_onpolicy")
     p.add_argument("--student", action="append", metavar="ID",
                    help="only this student; repeat for several (e.g. --student alice --student bob)")
-    p.add_argument("--jobs", type=int, default=0, metavar="N",
-                   help="submissions graded side by side (default: one per core), e.g. --jobs 2")
+    jobs_option(p)
     p.add_argument("--regrade", action="store_true",
                    help="grade again those that already have a finished grade (e.g. after changing a test)")
     p.add_argument("--unsafe-no-sandbox", action="store_true",
@@ -160,8 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "grade table at the end.", "python -m autograder demo ttt1_mcts --jobs 2")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
                    help="only these assignments' examples (default: all 16 submissions), e.g. ttt1_mcts")
-    p.add_argument("--jobs", type=int, default=0, metavar="N",
-                   help="submissions graded side by side (default: one per core), e.g. --jobs 2")
+    jobs_option(p)
     command("doctor", "say whether student code can be isolated here, and how to fix it if not",
             "Check that the grading sandbox (bubblewrap) can isolate student code here; if not, say what to fix.",
             "python -m autograder doctor")

@@ -301,7 +301,10 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
         if error:
             outcome = f"autograde failed: {neutralise(error)}"
         else:
-            outcome = "; ".join(score_text(row) for row in grade_rows(course, [assignment], [student]))
+            try:  # the score is news, not bookkeeping: a gradebook that cannot be read now never stops the batch
+                outcome = "; ".join(score_text(row) for row in grade_rows(course, [assignment], [student]))
+            except Exception as exc:  # noqa: BLE001
+                outcome = f"graded (score not read yet: {type(exc).__name__})"
         progress.finished(f"graded {neutralise(student)}/{assignment} in {seconds:.1f} s: {outcome}")
         return pair, {"ok": not error, "seconds": round(seconds, 1), "error": error}
 
