@@ -47,12 +47,14 @@ class NotWrittenYet(NotImplementedError):
     handed out): the message names the function and its cell, in words."""
 
 
-def _unwritten_function(error: NotImplementedError) -> str:
-    """The name of the function that raised `error` (the innermost frame of its traceback)."""
+def _unwritten_function(error: NotImplementedError) -> str | None:
+    """The name of the notebook's function that raised `error` (the innermost frame of its traceback),
+    or None when a library raised it (JAX or numpy refusing an operation is not an unwritten answer)."""
     traceback = error.__traceback__
     while traceback.tb_next is not None:
         traceback = traceback.tb_next
-    return traceback.tb_frame.f_code.co_name
+    frame = traceback.tb_frame
+    return frame.f_code.co_name if frame.f_globals.get("__name__") == "__main__" else None
 
 
 def attempt(action):
@@ -64,6 +66,8 @@ def attempt(action):
         raise
     except NotImplementedError as error:
         name = _unwritten_function(error)
+        if name is None:
+            raise
         raise NotWrittenYet(f"{name} is not written yet: the cell that starts with `def {name}(` still raises "
                             f"NotImplementedError. Write the function there, run that cell, then run this test "
                             f"again.") from None

@@ -189,3 +189,17 @@ def test_othello_matches_stop_before_running_a_wrong_simulate(demo):
     with pytest.raises(visible_checks.PrerequisiteNotPassed, match=r"^This cell did not run the \w[\w ]+: fix "
                                                                    r"simulate first \(its visible test above fails"):
         exec(compile(first, demo, "exec"), namespace)  # noqa: S102 (the notebook's own cell)
+
+
+def test_a_library_that_raises_not_implemented_is_not_an_unwritten_answer():
+    """NotImplementedError from a library's code (JAX or numpy refusing an operation) goes through as it is;
+    only a function of the notebook (module __main__) still raising it is "not written yet"."""
+    library = {"__name__": "some_backend"}
+    exec("def run():\n    raise NotImplementedError('this backend cannot do that')", library)  # noqa: S102
+    with pytest.raises(NotImplementedError, match="^this backend cannot do that$") as raised:
+        visible_checks.attempt(library["run"])
+    assert not isinstance(raised.value, visible_checks.NotWrittenYet)
+    notebook = {"__name__": "__main__"}
+    exec("def flips():\n    raise NotImplementedError()", notebook)  # noqa: S102
+    with pytest.raises(visible_checks.NotWrittenYet, match="^flips is not written yet"):
+        visible_checks.attempt(notebook["flips"])
