@@ -37,7 +37,7 @@ class BatchProgress:
             from tqdm.std import tqdm
 
             self._bar = tqdm(total=total, desc=desc, unit="", file=sys.stderr, dynamic_ncols=True,
-                             bar_format="{desc}: {n}/{total} |{bar}| {postfix} [{elapsed}<{remaining}]")
+                             bar_format="{desc}: {n}/{total} |{bar}| [{elapsed} so far, {remaining} left]{postfix}")
 
     def started(self) -> None:
         with self._lock:
