@@ -153,13 +153,43 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line: one subcommand per game (later: ``arena``)."""
+GAMES = {"azul": "play Azul against a computer opponent, by move codes",
+         "ttt": "play tic-tac-toe against the perfect player, MCTS or random",
+         "hex": "play Hex (3x3 to 8x8) against random, UCT or a trained policy",
+         "othello": "play Othello (4x4, 6x6, 8x8) against random, greedy, UCT or a network",
+         "tak": "play Tak (3x3 to 6x6) against random, UCT, the report's MCTS or AlphaTak",
+         "arena": "N Azul games between two agents (seats alternate), W/D/L with a 95%% CI"}
+EXAMPLES = """examples:
+  python play.py azul --opponent strong --seed 7
+  python play.py ttt --opponent perfect --second
+  python play.py hex --size 5 --opponent uct
+  python play.py othello --size 6 --opponent alphazero
+  python play.py tak --size 3 --opponent mcts
+  python play.py arena strong greedy --games 1000 --seed 0 --json
+python play.py COMMAND --help describes each command's options."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line: one subcommand per game, and ``arena``. Only `command`'s options are built
+    (each game's agent names come from its modules, which take a second or more to import); the
+    others get their one-line help, so ``play.py --help`` and a mistyped command answer at once.
+    ``command=None`` (no command given yet) builds none."""
+    parser = argparse.ArgumentParser(prog="play.py", description=__doc__.splitlines()[0], epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    games = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, summary in GAMES.items():
+        if command == name:
+            OPTIONS[name](games, summary)
+        else:
+            games.add_parser(name, help=summary)
+    return parser
+
+
+def _azul_options(games, summary: str) -> None:
+    """``play.py azul``'s options."""
     from azcourse.azul.agents import AGENTS
 
-    parser = argparse.ArgumentParser(prog="play.py", description=__doc__.splitlines()[0])
-    games = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    azul = games.add_parser("azul", help="play Azul against a computer opponent, by move codes",
+    azul = games.add_parser("azul", help=summary,
                             description="Play Azul against a computer opponent by typing move "
                                         "codes such as 5B2 or CWF (type help in the game).")
     azul.add_argument("--opponent", choices=sorted(AGENTS), default="greedy",
@@ -170,9 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     azul.add_argument("--no-color", action="store_true", help="plain letters, no ANSI colours")
     azul.set_defaults(run=_azul)
 
+
+def _ttt_options(games, summary: str) -> None:
+    """``play.py ttt``'s options."""
     from azcourse.tictactoe.terminal import DEFAULT_RULES, OPPONENTS
 
-    ttt = games.add_parser("ttt", help="play tic-tac-toe against the perfect player, MCTS or random",
+    ttt = games.add_parser("ttt", help=summary,
                            description="Play tic-tac-toe by square numbers 1-9 (row by row). The rules and the "
                                        "search come from a part-1 notebook: the solution by default, or yours.")
     ttt.add_argument("--opponent", choices=OPPONENTS, default="mcts",
@@ -186,9 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the part-1 notebook whose rules and MCTS to use (default: solutions/ttt1_mcts)")
     ttt.set_defaults(run=_ttt)
 
+
+def _hex_options(games, summary: str) -> None:
+    """``play.py hex``'s options."""
     from azcourse.core.agents import AGENT_NAMES
 
-    hex_ = games.add_parser("hex", help="play Hex (3x3 to 8x8) against random, UCT or a trained policy",
+    hex_ = games.add_parser("hex", help=summary,
                             description="Play Hex on an N x N diamond. X (player 1) joins the upper-right and "
                                         "lower-left sides, O (player 2) the other two. Type cells as c3 or 3,3.")
     hex_.add_argument("--size", type=_hex_size, default=5, help="board size N, 3 to 8 (default 5)")
@@ -201,9 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
     hex_.add_argument("--seed", type=int, help="seed of the computer's random choices")
     hex_.set_defaults(run=_hex)
 
+
+def _othello_options(games, summary: str) -> None:
+    """``play.py othello``'s options."""
     from azcourse.othello.agents import OPPONENTS as OTHELLO_OPPONENTS
 
-    othello = games.add_parser("othello", help="play Othello (4x4, 6x6, 8x8) against random, greedy, UCT or a network",
+    othello = games.add_parser("othello", help=summary,
                                description="Play Othello on an N x N board. Black (X, player 1) moves first; "
                                            "type squares as c4 (column letter, row number), or pass.")
     othello.add_argument("--size", type=_othello_size, default=6, help="board size N: 4, 6 or 8 (default 6)")
@@ -216,9 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
     othello.add_argument("--seed", type=int, help="seed of the computer's random choices")
     othello.set_defaults(run=_othello)
 
+
+def _tak_options(games, summary: str) -> None:
+    """``play.py tak``'s options."""
     from azcourse.tak.agents import OPPONENTS as TAK_OPPONENTS
 
-    tak = games.add_parser("tak", help="play Tak (3x3 to 6x6) against random, UCT, the report's MCTS or AlphaTak",
+    tak = games.add_parser("tak", help=summary,
                            description="Play Tak on an N x N board: build a road of flats joining opposite "
                                        "edges, or hold more flats on top when the board fills or a player "
                                        "runs out of pieces. Moves in Portable Tak Notation (a1, Sb2, 3a1>12).")
@@ -233,15 +275,21 @@ def build_parser() -> argparse.ArgumentParser:
     tak.add_argument("--seed", type=int, help="seed of the computer's random choices")
     tak.set_defaults(run=_tak)
 
+
+def _arena_options(games, summary: str) -> None:
+    """``play.py arena``'s options."""
     from azcourse.azul.arena import add_arguments
 
-    arena = games.add_parser("arena", help="N Azul games between two agents (seats alternate), W/D/L with a 95%% CI",
+    arena = games.add_parser("arena", help=summary,
                              description="Play N Azul games between two agents, alternating seats and seeds, "
                                          "in parallel on all cores; agents: random, greedy, baseline, strong, "
                                          "strong+search, strong+search:N (simulations), strong+search:0.5s.")
     add_arguments(arena)
     arena.set_defaults(run=_arena)
-    return parser
+
+
+OPTIONS = {"azul": _azul_options, "ttt": _ttt_options, "hex": _hex_options, "othello": _othello_options,
+           "tak": _tak_options, "arena": _arena_options}
 
 
 def _tolerant_streams() -> None:
@@ -255,7 +303,8 @@ def _tolerant_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(next((word for word in argv if word in GAMES), None)).parse_args(argv)
     _tolerant_streams()
     try:
         return args.run(args)

@@ -3,12 +3,12 @@
     python -m autograder build                        # release/ + solutions/ + gradebook, leak scan
     python -m autograder add-students roster.csv      # CSV with an `id` column, or one id per line
     python -m autograder collect SUBMISSIONS[.zip] [--assignment ttt1_mcts]
-    python -m autograder autograde [ASSIGNMENT ...] [--student ID ...] [--jobs N] [--unsafe-no-sandbox]
+    python -m autograder autograde [ASSIGNMENT ...] [--student ID ...] [--jobs N] [--regrade] [--unsafe-no-sandbox]
     python -m autograder export [--output grades.csv]
     python -m autograder feedback [ASSIGNMENT ...]
     python -m autograder leaks                        # scan release/, solutions/, feedback/
     python -m autograder report [ASSIGNMENT ...] [--output DIR]   # the class at a glance: HTML + JSON per assignment
-    python -m autograder demo                         # build, grade the example submissions, print grades
+    python -m autograder demo [ASSIGNMENT ...]        # build, grade the example submissions, print grades
     python -m autograder doctor                       # can student code be isolated here? if not, why
     python -m autograder bundle [ASSIGNMENT ...] [--output DIR]   # what students receive, one zip each
 
@@ -18,63 +18,79 @@ grades in a separate folder with its own gradebook (the demo uses autograder/dem
 """
 import argparse
 import os
-import shutil
 import sys
+import textwrap
 import time
 from pathlib import Path
 
-from . import pipeline
-from .grading_config import REPO_ROOT
+# Only the standard library here: --help and a mistyped argument answer at once. The grading modules
+# (nbgrader, nbconvert, SQLAlchemy: seconds to import on a busy machine) load once a command runs.
+DEMO_WORKSPACE = Path(__file__).resolve().parent / "demo"
 
-DEMO_WORKSPACE = REPO_ROOT / "autograder" / "demo"
 
+def _course(args):
+    from . import pipeline
 
-def _course(args) -> pipeline.Course:
     return pipeline.Course.workspace(args.workspace) if args.workspace else pipeline.Course.main()
 
 
-def print_table(course: pipeline.Course, details: str, assignments=None, students=None) -> None:
+def print_table(course, details: str, assignments=None, students=None) -> None:
     """The grade table of the course (of these assignments and students, when given), then where
     the details are."""
-    rows = [row for row in pipeline.grade_rows(course) if (not assignments or row["assignment"] in assignments)
-            and (not students or row["student"] in students)]
+    from . import pipeline
+
     print()
-    print(pipeline.table(rows))
+    print(pipeline.table(pipeline.grade_rows(course, assignments, students)))
     print(details)
 
 
 def demo(args) -> int:
-    """Grade the bundled example submissions in a fresh workspace and print the grade table."""
-    from . import corpus
+    """Grade the bundled example submissions in a fresh workspace, printing each one's score as it
+    finishes, then the grade table. Builds the course's release/ and solutions/ too, unless
+    ``--workspace`` is given; only the named assignments' examples when some are named."""
+    import shutil
+
+    from . import corpus, pipeline
+    from .batch_progress import duration
 
     workspace = Path(args.workspace or DEMO_WORKSPACE)
     if workspace.exists():
         shutil.rmtree(workspace)
     started = time.monotonic()
-    print("building release/ and solutions/ from assignments/ ...")
-    pipeline.build(pipeline.Course.main())
+    cases = [case for case in corpus.demo_cases() if not args.assignments or case.assignment in args.assignments]
+    if not cases:
+        print(f"error: no example submission of {', '.join(args.assignments)}", file=sys.stderr)
+        return 2
+    names = sorted({case.assignment for case in cases}, key=[c.assignment for c in cases].index)
+    if not args.workspace:
+        print(f"building release/ and solutions/ from assignments/ (nbgrader generate_assignment and "
+              f"generate_solution of {len(names)} assignment(s)) ...")
+        pipeline.build(pipeline.Course.main(), names)
     course = pipeline.Course.workspace(workspace)
-    pipeline.build(course)
+    print(f"building the demo's course in {workspace} ...")
+    pipeline.build(course, names)
     incoming = workspace / "incoming"
-    cases = corpus.demo_cases()
     corpus.write_submissions(incoming, cases, course)
     pipeline.collect(course, incoming)
-    graded_at = time.monotonic()
+    built = time.monotonic()
     jobs = args.jobs or os.cpu_count()
-    print(f"grading {len(cases)} example submissions with {jobs} parallel workers ...")
+    print(f"built in {duration(built - started)}; grading {len(cases)} example submissions of {len(names)} "
+          f"assignment(s) with {jobs} parallel workers (each score prints as it finishes) ...")
     pipeline.autograde(course, jobs=jobs)
-    seconds = time.monotonic() - graded_at
+    seconds = time.monotonic() - built
+    print("writing each submission's feedback (HTML, hidden tests removed) ...")
     pipeline.feedback(course)
+    print("exporting the grades (nbgrader export) ...")
     csv_path = pipeline.export(course, workspace / "grades.csv")
-    print(f"\n{len(cases)} submissions graded in {seconds:.0f} s ({60 * len(cases) / seconds:.1f} per minute); "
-          f"total {time.monotonic() - started:.0f} s")
+    print(f"\n{len(cases)} submissions graded in {duration(seconds)} ({60 * len(cases) / seconds:.1f} per minute); "
+          f"total {duration(time.monotonic() - started)}")
     print_table(course, f"every cell's score and reason: {csv_path}\nfeedback: {course.feedback}\n"
                         f"reports: {course.reports}")
     print_class_reports(course)
     return 0
 
 
-def print_class_reports(course: pipeline.Course, assignments=None, output=None) -> None:
+def print_class_reports(course, assignments=None, output=None) -> None:
     """Write the class report of each assignment (autograder.report) and say where."""
     from . import report
 
@@ -82,37 +98,111 @@ def print_class_reports(course: pipeline.Course, assignments=None, output=None) 
         print(f"class report: {html_path} (data: {json_path.name})")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.splitlines()[0])
-    parser.add_argument("--workspace", help="grade in this folder (own gradebook) instead of the course")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("build", help="release/ and solutions/ from assignments/, gradebook, leak scan")
-    p = sub.add_parser("add-students", help="add students from a roster")
-    p.add_argument("roster")
-    p = sub.add_parser("collect", help="copy a folder or zip of submissions into submitted/")
-    p.add_argument("source")
-    p.add_argument("--assignment")
-    p = sub.add_parser("autograde", help="grade every collected submission in sandboxed kernels")
-    p.add_argument("assignments", nargs="*")
-    p.add_argument("--student", action="append")
-    p.add_argument("--jobs", type=int, default=0, help="parallel workers (default: one per core)")
+EXAMPLES = """examples:
+  python -m autograder build
+  python -m autograder add-students roster.csv
+  python -m autograder collect downloads.zip
+  python -m autograder autograde --jobs 2
+  python -m autograder export --output grades.csv
+  python -m autograder feedback ttt1_mcts
+  python -m autograder report ttt1_mcts
+  python -m autograder --workspace /tmp/class demo ttt1_mcts"""
+
+
+def jobs_option(parser) -> None:
+    parser.add_argument("--jobs", type=int, default=0, metavar="N",
+                        help="submissions graded side by side (default: one per core), e.g. --jobs 2")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per step; every argument's help gives an example."""
+    def command(name, summary, description, example):
+        return sub.add_parser(name, help=summary, description=textwrap.fill(description, 100),
+                              epilog=f"example:\n  {example}",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.splitlines()[0],
+                                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", metavar="DIR",
+                        help="grade in this folder, with its own gradebook and configuration, instead of the "
+                             "course at the repository root (e.g. --workspace /tmp/class); give it before the command")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    command("build", "release/ and solutions/ from assignments/, gradebook, leak scan",
+            "Generate release/ (what students get) and solutions/ from assignments/ with nbgrader, record the "
+            "assignments in the gradebook, and check that no hidden-test or solution line leaked.",
+            "python -m autograder build")
+    p = command("add-students", "add students from a roster",
+                "Add or update students in the gradebook.", "python -m autograder add-students roster.csv")
+    p.add_argument("roster", help="a CSV with an `id` column (optional: first_name, last_name, email), or a text "
+                                  "file with one id per line (e.g. roster.csv)")
+    p = command("collect", "copy a folder or zip of submissions into submitted/",
+                "Copy submissions into submitted/<student>/<assignment>/, repairing what can be and recording "
+                "why in the reports: <student>.ipynb, <student>/<assignment>/<notebook>.ipynb, or an LMS download.",
+                "python -m autograder collect downloads.zip --assignment ttt1_mcts")
+    p.add_argument("source", help="a folder or a zip of submissions (e.g. downloads.zip or incoming/)")
+    p.add_argument("--assignment", metavar="NAME",
+                   help="the assignment of files whose path does not name one (e.g. --assignment ttt1_mcts)")
+    p = command("autograde", "grade the collected submissions in sandboxed kernels",
+                "Grade, in sandboxed kernels, every collected submission that has no finished grade yet (never "
+                "graded, interrupted, failed, or collected again since); each score prints as it finishes, then "
+                "the grade table.", "python -m autograder autograde ttt1_mcts --student alice --jobs 2")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="only these assignments (default: all), e.g. ttt1_mcts hex4_onpolicy")
+    p.add_argument("--student", action="append", metavar="ID",
+                   help="only this student; repeat for several (e.g. --student alice --student bob)")
+    jobs_option(p)
+    p.add_argument("--regrade", action="store_true",
+                   help="grade again those that already have a finished grade (e.g. after changing a test)")
     p.add_argument("--unsafe-no-sandbox", action="store_true",
-                   help="grade even though no sandbox can be started: student code runs with your rights")
-    p = sub.add_parser("export", help="grades CSV, one row per student and notebook")
-    p.add_argument("--output", default="grades.csv")
-    p = sub.add_parser("feedback", help="HTML feedback (no hidden tests) for every graded submission")
-    p.add_argument("assignments", nargs="*")
-    sub.add_parser("leaks", help="scan release/, solutions/ and feedback/ for hidden-test and solution lines")
-    p = sub.add_parser("report", help="the class at a glance: per assignment an HTML page and its data as JSON")
-    p.add_argument("assignments", nargs="*")
-    p.add_argument("--output", help="folder for the reports (default: <reports>/class/)")
-    p = sub.add_parser("demo", help="build, grade the example submissions, print the grade table")
-    p.add_argument("--jobs", type=int, default=0)
-    sub.add_parser("doctor", help="say whether student code can be isolated here, and how to fix it if not")
-    p = sub.add_parser("bundle", help="per assignment, a zip of what a student receives (dist/student/)")
-    p.add_argument("assignments", nargs="*")
-    p.add_argument("--output", help="folder for the zips (default dist/student/)")
-    args = parser.parse_args(argv)
+                   help="grade even though no sandbox can be started: student code runs with your rights, and "
+                        "every row is marked UNSAFE")
+    p = command("export", "grades CSV, one row per student and notebook",
+                "Write the grades CSV (nbgrader export): one row per student and notebook, a score and a reason "
+                "per graded cell.", "python -m autograder export --output grades.csv")
+    p.add_argument("--output", default="grades.csv", metavar="FILE",
+                   help="where to write the CSV (default grades.csv), e.g. --output grades-final.csv")
+    p = command("feedback", "HTML feedback (no hidden tests) for every graded submission",
+                "Write feedback/<student>/<assignment>/<notebook>.html for every graded submission (hidden tests "
+                "removed; feedback that would show a secret line is withheld).",
+                "python -m autograder feedback ttt1_mcts")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="only these assignments (default: all), e.g. ttt1_mcts")
+    command("leaks", "scan release/, solutions/ and feedback/ for hidden-test and solution lines",
+            "Scan release/, solutions/ and feedback/ for any hidden-test or solution line.",
+            "python -m autograder leaks")
+    p = command("report", "the class at a glance: per assignment an HTML page and its data as JSON",
+                "Write, per assignment, one self-contained HTML page (scores, the hardest tests, what went wrong "
+                "across the class, integrity and health, the course so far) and the same data as JSON, from the "
+                "gradebook and the grader's reports.", "python -m autograder report ttt1_mcts --output /tmp/class")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="only these assignments (default: all), e.g. ttt1_mcts")
+    p.add_argument("--output", metavar="DIR",
+                   help="folder for the reports (default: <reports>/class/), e.g. --output /tmp/class")
+    p = command("demo", "build, grade the example submissions, print the grade table",
+                "Build release/ and solutions/, then grade the bundled example submissions (full, blank, partial "
+                "and hostile) in a fresh workspace (autograder/demo/), printing each score as it finishes and the "
+                "grade table at the end.", "python -m autograder demo ttt1_mcts --jobs 2")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="only these assignments' examples (default: all 16 submissions), e.g. ttt1_mcts")
+    jobs_option(p)
+    command("doctor", "say whether student code can be isolated here, and how to fix it if not",
+            "Check that the grading sandbox (bubblewrap) can isolate student code here; if not, say what to fix.",
+            "python -m autograder doctor")
+    p = command("bundle", "per assignment, a zip of what a student receives (dist/student/)",
+                "Write dist/student/<assignment>.zip: the release notebook, the modules and checkpoints it "
+                "imports, a pinned requirements.txt and validate.py (leak-scanned).",
+                "python -m autograder bundle ttt1_mcts --output /tmp/bundles")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="only these assignments (default: all), e.g. ttt1_mcts")
+    p.add_argument("--output", metavar="DIR", help="folder for the zips (default dist/student/), e.g. --output /tmp/bundles")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log or a pipe as they are printed
+    from . import pipeline
+
     try:
         if args.command == "doctor":
             from . import isolation
@@ -145,8 +235,14 @@ def main(argv=None) -> int:
                   f"{sum(bool(r['problems']) for r in records)} with problems, "
                   f"{sum(bool(r['flags']) for r in records)} flagged")
         elif args.command == "autograde":
-            results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None,
-                                         unsafe_no_sandbox=args.unsafe_no_sandbox)
+            try:
+                results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None,
+                                             unsafe_no_sandbox=args.unsafe_no_sandbox, regrade=args.regrade)
+            except KeyboardInterrupt:
+                print_table(course, "interrupted: the submissions not graded show as \"not graded (interrupted)\" "
+                                    "or \"not graded (run autograde)\"; `python -m autograder autograde` again "
+                                    "grades exactly those", args.assignments, args.student)
+                return 130
             failed = [f"{pipeline.neutralise(s)}/{a}: autograde failed: {pipeline.neutralise(r['error'])}"
                       for (a, s), r in results.items() if not r["ok"]]
             print(f"{len(results) - len(failed)} of {len(results)} submission(s) graded")
@@ -158,6 +254,7 @@ def main(argv=None) -> int:
                       f"(their rows say why)", file=sys.stderr)
                 return 1
         elif args.command == "export":
+            print("exporting the grades (nbgrader export) ...")
             path = pipeline.export(course, args.output)
             print(f"wrote {path}")
             print_table(course, f"every cell's score and reason: {path}")

@@ -17,6 +17,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 from sqlalchemy.exc import SAWarning
 
+from .alt_text import DescribeFigures
 from .feedback_guard import WithholdLeakingFeedback
 from .generation import AddSolutionHeader, AddStudentHeader, StripSolutionMarkers, SyncProvidedCells
 from .restore_cells import RestoreCells
@@ -81,7 +82,7 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     # Feedback shows each test cell's verdict but never its hidden-test lines (the guard clears them, as
     # nbgrader's ClearHiddenTests); a notebook that would still show a secret line is withheld for that
     # student alone.
-    c.GenerateFeedback.preprocessors = [GetGrades, WithholdLeakingFeedback, CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [GetGrades, WithholdLeakingFeedback, DescribeFigures, CSSHTMLHeaderPreprocessor]
     c.WithholdLeakingFeedback.source_directory = str(source_directory)
     c.WithholdLeakingFeedback.submitted_directory = str(submitted_directory)
     c.WithholdLeakingFeedback.report_directory = str(report_directory)

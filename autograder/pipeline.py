@@ -18,9 +18,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -115,18 +117,25 @@ def nbgrader(course: Course, *args: str, check: bool = True, timeout: float | No
 
 # ----------------------------------------------------------------------------- steps
 
-def build(course: Course) -> None:
+def build(course: Course, assignments=None, log=print) -> None:
     """release/ and solutions/ from assignments/ (``nbgrader generate_assignment`` and
-    ``generate_solution``, see autograder.build), gradebook entries, marker lint and leak scan."""
+    ``generate_solution``, see autograder.build), gradebook entries, marker lint and leak scan.
+    Only the given assignments when given; `log` gets one line per assignment generated (k/N)."""
     from . import leaks
+    from .batch_progress import BatchProgress
 
     leaks.check_markers(course.source)
     if course.is_main:
         from .generation import sync_provided_cells
         sync_provided_cells()
-    for assignment in course.assignments():
+    names = [name for name in course.assignments() if not assignments or name in assignments]
+    progress = BatchProgress(len(names), "build", log, bar=False)
+    for assignment in names:
+        started = time.monotonic()
+        progress.started()
         nbgrader(course, "generate_assignment", assignment, "--force", "--log-level=ERROR")
         nbgrader(course, "generate_solution", assignment, "--force", "--log-level=ERROR")
+        progress.finished(f"generated {assignment} (release and solution) in {time.monotonic() - started:.0f} s")
     problems = leaks.scan(course)
     if problems:
         raise GraderError("secret lines found where students can see them:\n  " + "\n  ".join(problems[:20]))
@@ -230,14 +239,22 @@ def isolation_check(unsafe_no_sandbox: bool = False, log=print) -> str:
 
 
 def autograde(course: Course, assignments=None, students=None, jobs: int | None = None,
-              timeout: float = 3600, log=print, unsafe_no_sandbox: bool = False) -> dict:
-    """Autograde every submission, `jobs` at a time (default: one per core).
+              timeout: float = 3600, log=print, unsafe_no_sandbox: bool = False, regrade: bool = True) -> dict:
+    """Autograde every submission, `jobs` at a time (default: one per core); with ``regrade=False``
+    only those without a finished grade (``grading_state``: never graded, interrupted, failed, or
+    collected again since).
 
     Refuses to run (GraderError) when no sandbox can be started, unless `unsafe_no_sandbox`.
     Each submission is one ``nbgrader autograde`` process (a crash never stops the batch);
-    SQLite's lock, with a long busy timeout, keeps the gradebook consistent.
+    SQLite's lock, with a long busy timeout, keeps the gradebook consistent. `log` gets a line per
+    finished submission with its score, k/N, how many run and the time left (a tqdm bar instead on
+    a terminal). On KeyboardInterrupt the queued submissions are dropped, those running are left
+    "not graded (interrupted)", and the interrupt goes on to the caller.
     Returns {(assignment, student): {"ok": bool, "seconds": float, "error": str}}.
     """
+    from . import grading_state
+    from .batch_progress import BatchProgress
+
     course.require_gradebook()
     unknown = sorted(set(assignments or ()) - set(course.assignments()))
     if unknown:
@@ -249,26 +266,58 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
         raise GraderError(f"nothing to grade: no submission{' of ' + wanted if wanted else ''} in "
                           f"{course.submitted} (run `collect` first)")
     isolation_check(unsafe_no_sandbox, log)
+    if not regrade:
+        finished = [pair for pair in pairs if grading_state.is_finished(course, *pair)]
+        pairs = [pair for pair in pairs if pair not in finished]
+        if finished:
+            log(f"{len(finished)} of {len(pairs) + len(finished)} submission(s) already have a finished grade "
+                f"(--regrade grades them again); grading the other {len(pairs)}")
+        if not pairs:
+            return {}
     jobs = jobs or os.cpu_count() or 1
     add_students(course, [{"id": s} for s in sorted({s for _, s in pairs})])
     extra = ["--SandboxExecute.isolation=none"] if unsafe_no_sandbox else []
+    stop = threading.Event()
+    progress = BatchProgress(len(pairs), "autograde", log)
 
     def grade(pair):
         assignment, student = pair
         started = time.monotonic()
+        grading_state.mark_started(course, assignment, student)
+        progress.started()
         try:
             done = nbgrader(course, "autograde", assignment, f"--student={student}", "--force", "--log-level=WARN",
                             *extra, check=False, capture=True, timeout=timeout)
             error = "" if done.returncode == 0 else failure_cause(done.stderr, done.stdout, done.returncode)
+            # only the grader's own interrupt counts: student code cannot signal this process from its sandbox
+            stopped = stop.is_set() or done.returncode == -signal.SIGINT
         except subprocess.TimeoutExpired:
-            error = f"grading took longer than {timeout} s"
+            error, stopped = f"grading took longer than {timeout} s", False
         seconds = time.monotonic() - started
-        log(f"  graded {neutralise(student)}/{assignment} in {seconds:.1f} s"
-            + (f"  autograde failed: {neutralise(error)}" if error else ""))
+        if stopped:  # Ctrl-C reached nbgrader too: no result, the record stays "running"
+            progress.finished(f"interrupted {neutralise(student)}/{assignment} after {seconds:.0f} s")
+            return pair, {"ok": False, "seconds": round(seconds, 1), "error": "interrupted"}
+        grading_state.mark_finished(course, assignment, student, not error, round(seconds, 1))
+        if error:
+            outcome = f"autograde failed: {neutralise(error)}"
+        else:
+            try:  # the score is news, not bookkeeping: a gradebook that cannot be read now never stops the batch
+                outcome = "; ".join(score_text(row) for row in grade_rows(course, [assignment], [student]))
+            except Exception as exc:  # noqa: BLE001
+                outcome = f"graded (score not read yet: {type(exc).__name__})"
+        progress.finished(f"graded {neutralise(student)}/{assignment} in {seconds:.1f} s: {outcome}")
         return pair, {"ok": not error, "seconds": round(seconds, 1), "error": error}
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
         results = dict(pool.map(grade, pairs))
+    except KeyboardInterrupt:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        progress.close()
     for (assignment, student), result in results.items():
         target = course.reports / assignment / student / "autograde-error.json"
         if not result["ok"]:
@@ -323,8 +372,14 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
     if unknown:
         raise GraderError(f"no assignment named {', '.join(unknown)} (the course has: "
                           f"{', '.join(course.assignments())})")
+    from .batch_progress import BatchProgress
+
     outcome = {}
-    for assignment in assignments or course.assignments():
+    names = [name for name in assignments or course.assignments() if any(course.autograded.glob(f"*/{name}/*.ipynb"))]
+    progress = BatchProgress(len(names), "feedback", log, bar=False)
+    for assignment in names:
+        started = time.monotonic()
+        progress.started()
         graded = {}
         for path in course.autograded.glob(f"*/{assignment}/*.ipynb"):
             graded.setdefault(path.parent.parent.name, []).append(path.stem)
@@ -332,8 +387,6 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
             shutil.rmtree(course.feedback / student / assignment, ignore_errors=True)
             for notebook in notebooks:
                 (course.reports / assignment / student / f"{notebook}.feedback.json").unlink(missing_ok=True)
-        if not graded:
-            continue
         done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", check=False,
                         capture=True)
         causes = _feedback_failures(course, assignment, graded) if done.returncode else {}
@@ -355,6 +408,8 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
                 report.write_text(json.dumps({"problems": mine}, indent=1))
                 problems += mine
             outcome[(assignment, student)] = problems[0] if problems else ""
+        progress.finished(f"feedback for {assignment}: {len(graded)} submission(s) in "
+                          f"{time.monotonic() - started:.0f} s")
     for (assignment, student), problem in sorted(outcome.items()):
         if problem:
             log(f"  {neutralise(student)}/{assignment}: {neutralise(problem)}")
@@ -404,16 +459,24 @@ def _reason(verdict: dict) -> str:
     return " / ".join(line.strip() for line in reason.splitlines() if line.strip())
 
 
-def grade_rows(course: Course) -> list[dict]:
-    """One row per student and notebook: scores, per-cell detail, problems and flags."""
+def grade_rows(course: Course, assignments=None, students=None) -> list[dict]:
+    """One row per student and notebook (of these assignments and students, when given): scores,
+    per-cell detail, problems and flags. A submission whose grading was interrupted, or that was
+    collected and never graded, gets no score: its status says so (``grading_state``)."""
     from nbgrader.api import Gradebook, MissingEntry
+
+    from . import grading_state
 
     course.require_gradebook()
     rows = []
     with Gradebook(course.db_url, COURSE_ID) as gb:
         for assignment in gb.assignments:
+            if assignments and assignment.name not in assignments:
+                continue
             for notebook in assignment.notebooks:
                 for student in gb.students:
+                    if students and student.id not in students:
+                        continue
                     runtime, collected, restored, failure = _reports(course, assignment.name, student.id,
                                                                      notebook.name)
                     row = {"student": student.id, "assignment": assignment.name, "notebook": notebook.name}
@@ -422,6 +485,15 @@ def grade_rows(course: Course) -> list[dict]:
                         submitted = gb.find_submission_notebook(notebook.name, assignment.name, student.id)
                     except MissingEntry:
                         submitted = None
+                    unfinished = grading_state.unfinished(course, assignment.name, student.id)
+                    waiting = (course.submitted / student.id / assignment.name / f"{notebook.name}.ipynb").is_file()
+                    if submitted is None and not failure and waiting and not unfinished:
+                        unfinished = grading_state.NEVER_GRADED, "collected, not graded yet"
+                    if unfinished:
+                        row.update(status=unfinished[0], score="", max_score=notebook.max_score,
+                                   problems="; ".join(problems + [unfinished[1]]))
+                        rows.append(row)
+                        continue
                     if submitted is None or failure:
                         # nbgrader records a submission before it grades it: a failed run leaves one behind
                         row.update(status="autograde failed" if failure else "no submission", score="",

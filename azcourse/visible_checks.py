@@ -42,13 +42,35 @@ class Raised:
         return f"raises {type(self.error).__name__}: {self.error}"
 
 
+class NotWrittenYet(NotImplementedError):
+    """A visible test reached a function that still raises NotImplementedError (its answer cell is as
+    handed out): the message names the function and its cell, in words."""
+
+
+def _unwritten_function(error: NotImplementedError) -> str | None:
+    """The name of the notebook's function that raised `error` (the innermost frame of its traceback),
+    or None when a library raised it (JAX or numpy refusing an operation is not an unwritten answer)."""
+    traceback = error.__traceback__
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    frame = traceback.tb_frame
+    return frame.f_code.co_name if frame.f_globals.get("__name__") == "__main__" else None
+
+
 def attempt(action):
     """`action()`, or a Raised standing for its exception (so a check can say what the call did).
-    NotImplementedError goes through: a function not written yet says so, as usual."""
+    A function not written yet stops the test with NotWrittenYet, which names it and its cell."""
     try:
         return action()
-    except NotImplementedError:
+    except NotWrittenYet:
         raise
+    except NotImplementedError as error:
+        name = _unwritten_function(error)
+        if name is None:
+            raise
+        raise NotWrittenYet(f"{name} is not written yet: the cell that starts with `def {name}(` still raises "
+                            f"NotImplementedError. Write the function there, run that cell, then run this test "
+                            f"again.") from None
     except Exception as error:  # noqa: BLE001 (shown in the failure message)
         return Raised(error)
 
@@ -127,10 +149,22 @@ def needs(function: str, **prerequisites) -> None:
     prerequisite (name=function object) passed its own visible test since it was last changed."""
     missing = [name for name, fn in prerequisites.items() if PASSED.get(name) is not fn]
     if missing:
-        raise PrerequisiteNotPassed(
-            f"{function} was not tested: fix {' and '.join(missing)} first (its visible test above fails, or was not "
-            f"run since you last changed it). {function} calls it, so a slip there would show here under the "
-            f"wrong name.")
+        raise PrerequisiteNotPassed(prerequisite_message(function, missing))
+
+
+def prerequisite_message(function: str, missing: list[str]) -> str:
+    """Why `function` (a function's name, or a demo's: "the tournament") did not run, as sentences that
+    agree with one or several `missing` prerequisites."""
+    names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+    one = len(missing) == 1
+    tests = "its visible test above fails" if one else "their visible tests above fail"
+    changed = "it" if one else "them"
+    why = (f"({tests}, or {'was' if one else 'were'} not run since you last changed {changed}).")
+    if function.isidentifier():  # a graded function
+        return (f"{function} was not tested: fix {names} first {why} {function} calls {changed}, so a slip there "
+                f"would show here under the wrong name.")
+    return (f"This cell did not run {function}: fix {names} first {why} The cell uses {changed}: with a wrong "
+            f"answer it would run for minutes and show misleading results.")
 
 
 def passed(function: str, fn) -> None:

@@ -736,6 +736,14 @@ def winner(board):
 ''',
     },
     "tree_policy": {
+        "ln of the edges' visits for N(s)": '''
+def tree_policy(parent_visits, N, Q, player, c):
+    untried = np.flatnonzero(N == 0)
+    if len(untried):
+        return int(untried[0])
+    bonus = c * np.sqrt(np.log(N.sum()) / N)
+    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))
+''',
         "ignores the player": '''
 def tree_policy(parent_visits, N, Q, player, c):
     untried = np.flatnonzero(N == 0)
@@ -1096,6 +1104,20 @@ def topp(agents, games_per_series, size):
     },
     # ------------------------------------------------------------------ othello5_planning
     "flips": {
+        "seven directions: down-left forgotten": '''
+def flips(board, row, col, colour):
+    n = board.shape[0]
+    flipped = []
+    for dr, dc in ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, 0), (1, 1)):  # typed by hand
+        line = []
+        r, c = row + dr, col + dc
+        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
+            line.append((int(r), int(c)))
+            r, c = r + dr, c + dc
+        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
+            flipped += line
+    return flipped
+''',
         "a line that runs off the board counts": '''
 def flips(board, row, col, colour):
     n = board.shape[0]
@@ -1381,6 +1403,27 @@ def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
 ''',
     },
     "simulate": {
+        "N(s, a) under the square root": '''
+def simulate(root, game, predict, c_puct):
+    node, path = root, []
+    while node.expanded and not node.terminal:
+        scores = node.Q() + c_puct * node.P * np.sqrt(1 + node.N) / (1 + node.N)
+        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
+        path.append((node, action))
+        if action not in node.children:
+            node.children[action] = Node(game, game.next_state(node.state, action))
+        node = node.children[action]
+    if node.terminal:
+        returns = game.returns(node.state)
+        values = {0: float(returns[0]), 1: float(returns[1])}
+    else:
+        node.P = legal_prior(game, node.state, predict)
+        value = float(predict(node.state)[1])
+        values = {node.player: value, 1 - node.player: -value}
+    for parent, action in path:
+        parent.N[action] += 1
+        parent.W[action] += values[parent.player]
+''',
         "backs up the leaf's value without changing its sign": '''
 def simulate(root, game, predict, c_puct):
     node, path = root, []

@@ -8,6 +8,7 @@ wrote): the feedback guard withholds that student's feedback alone.
 """
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -121,3 +122,14 @@ def test_scores_in_words():
     cells = {"test": {"max": 21.0, "needs_manual_grade": False}, "q1": {"max": 8.0, "needs_manual_grade": False}}
     assert pipeline.score_text({"status": "graded", "score": 27.0, "max_score": 29.0, "cells": cells}) == "27/29 points"
     assert pipeline.score_text({"status": "autograde failed", "score": ""}) == "autograde failed"
+
+
+def test_every_picture_of_the_feedback_has_alternative_text(graded):
+    """nbconvert would warn "Alternative text is missing on 3 image(s)" (part 1's search-tree pictures):
+    the feedback describes each picture by the code that drew it (autograder.alt_text)."""
+    course, _, _ = graded
+    html = (course.feedback / "honest" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
+    images = re.findall(r"<img\b[^>]*>", html)
+    assert len(images) >= 3 and "No description has been provided" not in html
+    assert all(re.search(r'alt="Figure drawn by the code cell above: \w+\(', image) for image in images), \
+        [image[:200] for image in images]

@@ -2,6 +2,7 @@
 imports no assignment by name, no import cycles, and a sandbox gets only its own assignment's probes."""
 import ast
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -152,3 +153,19 @@ def test_the_kernel_receives_no_code_the_student_lacks(assignment):
                if isinstance(node, ast.FunctionDef)}
     own = {d for d in defined if not d.startswith("probe_") and any(g in d for g in graded)}
     assert not own, f"the probes of {assignment} implement graded functions: {sorted(own)}"
+
+
+NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def test_the_docs_count_the_assignments_there_are():
+    """A count of the pack's assignments in the README, the docs and the scripts ("in six assignments",
+    "of six assignments", "the six assignments") agrees with autograder/assignments/, the one place
+    that defines them; a phrase about some of them ("the first three assignments", "two assignments'
+    downloads") is not a count of the pack's."""
+    pattern = re.compile(r"\b(?:in|of|the|all|its|lists the) (" + "|".join(NUMBER_WORDS) + r") assignments\b(?!')",
+                         re.IGNORECASE)
+    texts = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")), REPO_ROOT / "scripts" / "main.sh"]
+    counts = {f"{path.name}: {match.group(0)}": NUMBER_WORDS.index(match.group(1).lower()) + 1
+              for path in texts for match in pattern.finditer(path.read_text())}
+    assert counts and all(n == len(ASSIGNMENTS) for n in counts.values()), (len(ASSIGNMENTS), counts)

@@ -98,8 +98,10 @@ def test_release_raises_only_not_implemented_error(generated, assignment, notebo
     nb = _execute(generated / "release" / assignment / f"{notebook}.ipynb", "validate")
     errors = [(i, out.ename, out.evalue) for i, _, out in _outputs(nb, "error")]
     assert errors, "the blank release should stop at its TODO cells"
-    # a test of a function that calls others stops first, saying which to write first
+    # a visible test names the function not written yet and its cell; one that calls others stops first,
+    # saying which to write first
     assert all(name == "NotImplementedError" or (name == "PrerequisiteNotPassed" and "first" in value)
+               or (name == "NotWrittenYet" and "is not written yet: the cell that starts with `def " in value)
                for _, name, value in errors), errors
 
 

@@ -110,3 +110,30 @@ def test_a_graded_notebook_saves_readable_progress_lines():
     lines = [LINE.match(text) for cell in nb.cells if "progress(" in cell.source for text in _display_texts(cell)]
     assert [line and line["desc"] for line in lines] == ["AlphaZero iterations", "deep-search rounds", "matches"]
     assert all(line["n"] == line["total"] and line["percent"] == "100" for line in lines), lines
+
+
+def test_a_batch_counts_running_done_and_time_left_in_a_log_and_on_a_terminal(capsys):
+    """autograder.batch_progress: one plain line per finished item in a log; on a terminal, a tqdm bar on
+    stderr with the same counts and the lines above it on stdout."""
+    from autograder.batch_progress import BatchProgress, duration
+
+    lines = []
+    batch = BatchProgress(3, "autograde", log=lines.append)
+    batch.started(), batch.started()
+    batch.finished("graded a/ttt1_mcts in 1.0 s: 29/29 points")
+    batch.started()
+    batch.finished("graded b/ttt1_mcts in 1.0 s: 0/29 points")
+    batch.finished("graded c/ttt1_mcts in 1.0 s: 3/29 points")
+    assert re.fullmatch(r"\[1/3\] graded a/ttt1_mcts in 1.0 s: 29/29 points  \(1 running, 2 to go, about \d+ s left\)",
+                        lines[0]), lines
+    assert lines[1].startswith("[2/3] graded b/") and "1 running, 1 to go" in lines[1]
+    assert lines[2] == "[3/3] graded c/ttt1_mcts in 1.0 s: 3/29 points"
+    assert [duration(s) for s in (45, 185, 3725)] == ["45 s", "3 min 5 s", "1 h 02 min"]
+
+    bar = BatchProgress(2, "autograde", bar=True)
+    bar.started()
+    bar.finished("graded a/ttt1_mcts in 1.0 s: 29/29 points")
+    bar.close()
+    out, err = capsys.readouterr()
+    assert out == "[1/2] graded a/ttt1_mcts in 1.0 s: 29/29 points\n"
+    assert re.search(r"autograde: 1/2 \|.*\| \[\d\d:\d\d so far, [\d:?]+ left\], 0 running, 1 done", err), err

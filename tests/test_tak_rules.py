@@ -811,6 +811,26 @@ def test_the_figure_draws_piles_headless():
     plt.close("all")
 
 
+def test_every_stone_stands_out_from_every_square():
+    """WCAG non-text contrast (3:1) between each player's stones and both square colours (White's cream on light
+    tan had 1.4:1)."""
+    from matplotlib.colors import to_rgb
+
+    from azcourse.tak.display import COLOURS, LAST_COLOUR, SQUARE_COLOUR
+
+    def luminance(colour):
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    def contrast(a, b):
+        high, low = sorted((luminance(a), luminance(b)), reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    for square in (SQUARE_COLOUR, LAST_COLOUR):
+        for fill in COLOURS:
+            assert contrast(fill, square) >= 3, (fill, square, contrast(fill, square))
+
+
 # -- agents and terminal play ----------------------------------------------------------------------------------------
 def test_the_greedy_rollout_takes_a_win_else_the_best_flat_lead():
     game = Tak(3)

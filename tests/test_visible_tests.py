@@ -7,6 +7,7 @@ fail with a message that names it and says what was expected and what came back;
 function's test may fail (a test whose prerequisite is wrong stops with "fix X first" instead,
 ``PrerequisiteNotPassed``, which the autograder leaves to the hidden test).
 """
+import ast
 import contextlib
 import io
 import re
@@ -65,10 +66,11 @@ def affected_tests(assignment: str, function: str) -> set[str]:
     return {f"test_{name}" for name in needed}
 
 
-def run_visible_tests(assignment: str, mistake: tuple[str, str] | None = None, only=None) -> dict:
-    """{test grade_id: (status, message)}: status passed, skipped (a prerequisite to fix first) or failed."""
+def run_visible_tests(assignment: str, mistake: tuple[str, str] | None = None, only=None, namespace=None) -> dict:
+    """{test grade_id: (status, message)}: status passed, skipped (a prerequisite to fix first) or failed.
+    The cells run in `namespace` when given (a dict, left as the notebook leaves it)."""
     PASSED.clear()
-    namespace = {"__name__": "__main__"}
+    namespace = {"__name__": "__main__"} if namespace is None else namespace
     results = {}
     for grade_id, kind, source in notebook_cells(assignment):
         if kind != "test":
@@ -93,6 +95,12 @@ def run_visible_tests(assignment: str, mistake: tuple[str, str] | None = None, o
 
 
 CASES = [(key, label) for key, mistakes in MISTAKES.items() for label in mistakes]
+# Mistakes that a hand-made case catches before any sweep or comparison: what its message must say.
+CAUGHT_FIRST_BY = {("flips", "seven directions: down-left forgotten"): "the one going down-left",
+                   ("simulate", "N(s, a) under the square root"): "the PUCT term",
+                   ("simulate", "sqrt of the sum of N, without the 1"): "the PUCT term",
+                   ("simulate", "UCB without the prior"): "the PUCT term",
+                   ("tree_policy", "ln of the edges' visits for N(s)"): "N(s) is the argument parent_visits"}
 
 
 def test_every_todo_has_at_least_three_mistakes():
@@ -119,6 +127,7 @@ def test_a_mistake_fails_its_own_test_only_and_names_it(key, label):
     status, message = results[f"test_{function}"]
     assert status == "failed", f"{function} ({label}) passes its visible test"
     assert function in message and "expected" in message and "got" in message, message
+    assert CAUGHT_FIRST_BY.get((key, label), "") in message, message
     others = {name: result for name, result in results.items() if name != f"test_{function}"}
     assert all(status != "failed" for status, _ in others.values()), others
     for name, (status, message) in others.items():
@@ -142,3 +151,55 @@ def test_messages_name_the_call_the_expected_and_the_actual_value():
         visible_checks.check_equal("h()", True, 1)  # a number is not a boolean
     with pytest.raises(AssertionError):
         visible_checks.check_close("k()", [float("nan")], [0.0])
+
+
+def test_an_unwritten_function_is_named_with_its_cell_in_words():
+    blank = "def flips(board, row, col, colour):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    status, message = run_visible_tests("othello5_planning", ("flips", blank), only={"test_flips"})["test_flips"]
+    assert status == "failed" and message == (
+        "NotWrittenYet: flips is not written yet: the cell that starts with `def flips(` still raises "
+        "NotImplementedError. Write the function there, run that cell, then run this test again.")
+
+
+def test_prerequisite_messages_are_sentences_for_one_several_and_a_demo():
+    message = visible_checks.prerequisite_message
+    assert message("legal_moves", ["flips"]).startswith(
+        "legal_moves was not tested: fix flips first (its visible test above fails, or was not run since you last "
+        "changed it). legal_moves calls it,")
+    assert message("search_iter", ["get_reward", "select_action", "expand_node"]).startswith(
+        "search_iter was not tested: fix get_reward, select_action and expand_node first (their visible tests above "
+        "fail, or were not run since you last changed them). search_iter calls them,")
+    assert message("the experiments", ["win_rate_interval", "puct_select"]).startswith(
+        "This cell did not run the experiments: fix win_rate_interval and puct_select first (their visible tests "
+        "above fail, or were not run since you last changed them). The cell uses them:")
+
+
+@pytest.mark.parametrize("demo", ["round_robin", "mcts_strength"])
+def test_othello_matches_stop_before_running_a_wrong_simulate(demo):
+    """The round robin and the simulation sweep play MCTS for minutes: a simulate that fails its visible test
+    (mcts_move's own test uses a stand-in simulate, so it passes) stops them at once, naming simulate."""
+    namespace = {}
+    results = run_visible_tests("othello5_planning", ("simulate", MISTAKES["simulate"]["UCB without the prior"]),
+                                namespace=namespace)
+    assert results.pop("test_simulate")[0] == "failed" and all(s == "passed" for s, _ in results.values()), results
+    nb = nbformat.read(REPO_ROOT / "assignments" / "othello5_planning" / "othello5_planning.ipynb", as_version=4)
+    source = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == demo)
+    first = ast.get_source_segment(source, ast.parse(source).body[0])
+    assert first.startswith("needs(")
+    with pytest.raises(visible_checks.PrerequisiteNotPassed, match=r"^This cell did not run the \w[\w ]+: fix "
+                                                                   r"simulate first \(its visible test above fails"):
+        exec(compile(first, demo, "exec"), namespace)  # noqa: S102 (the notebook's own cell)
+
+
+def test_a_library_that_raises_not_implemented_is_not_an_unwritten_answer():
+    """NotImplementedError from a library's code (JAX or numpy refusing an operation) goes through as it is;
+    only a function of the notebook (module __main__) still raising it is "not written yet"."""
+    library = {"__name__": "some_backend"}
+    exec("def run():\n    raise NotImplementedError('this backend cannot do that')", library)  # noqa: S102
+    with pytest.raises(NotImplementedError, match="^this backend cannot do that$") as raised:
+        visible_checks.attempt(library["run"])
+    assert not isinstance(raised.value, visible_checks.NotWrittenYet)
+    notebook = {"__name__": "__main__"}
+    exec("def flips():\n    raise NotImplementedError()", notebook)  # noqa: S102
+    with pytest.raises(visible_checks.NotWrittenYet, match="^flips is not written yet"):
+        visible_checks.attempt(notebook["flips"])

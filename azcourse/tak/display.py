@@ -2,7 +2,7 @@
 game's ``render``).
 
 Each square shows its stack as a pile seen from the side, bottom stone lowest: a flat is a wide low
-block, a wall a narrow tall block, a capstone a disc; White's pieces are cream, Black's dark. A
+block, a wall a narrow tall block, a capstone a disc; White's pieces are white, outlined, Black's dark. A
 stack taller than ``PILE_SHOWN`` stones shows its top ``PILE_SHOWN`` with the full height written
 beside it. Files ``a..`` run left to right under the board, ranks ``1..n`` bottom to top. Works
 headless (no window needed).
@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from .game import Tak, TakState, status
 
-COLOURS = ("#f3e9d2", "#2b2b2b")  # White's pieces, Black's pieces
-EDGES = ("#6b5a3a", "#000000")
-SQUARE_COLOUR, LAST_COLOUR = "#d8c39a", "#9fc5e8"
+# Mid-tone squares: both players' stones have a WCAG contrast of at least 3:1 (non-text contrast)
+# against every square (White 3.5:1 and 3.1:1, Black 4.1:1 and 4.6:1); the former cream stones on light
+# tan had 1.4:1.
+COLOURS = ("#ffffff", "#2b2b2b")  # White's pieces, Black's pieces
+EDGES = ("#1e1a14", "#000000")
+SQUARE_COLOUR, LAST_COLOUR = "#a8844c", "#6a98c0"
 PILE_SHOWN = 7
 BLOCK = 0.08  # height of a flat in the pile, in squares (7 flats and a wall or capstone fit in one)
 
