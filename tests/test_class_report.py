@@ -236,7 +236,8 @@ def test_health_matches_the_reports(classroom, assignment):
     assert len(health["kernel_deaths"]) == sum(any(f.startswith("kernel died") for f in fs) for fs in flags.values())
     seconds = [runtime["seconds"] for runtime, _ in files.values() if "seconds" in runtime]
     assert health["seconds"]["timed"] == len(seconds)
-    assert health["seconds"]["median"] == pytest.approx(statistics.median(seconds), abs=0.05)
+    # the page gives tenths: 19.25 may show as 19.2 (a float just under the half)
+    assert health["seconds"]["median"] == pytest.approx(statistics.median(seconds), abs=0.051)
     assert health["seconds"]["slowest"][0]["seconds"] == max(seconds)
     if assignment == "ttt1_mcts":
         assert any("gradebook" in f for row in health["flagged"] for f in row["flags"])  # the demo's gradebook_write

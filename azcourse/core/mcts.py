@@ -224,7 +224,7 @@ class MCTS:
                 best, pick = score, i
         return pick
 
-    def _simulate(self, root: Node):
+    def _simulate_steps(self, root: Node):
         """One simulation from ``root``, as a generator that yields the leaf to evaluate (see ``_new_node``)."""
         game, rng, cap = self.game, self.rng, self.config.chance_outcomes
         path = []  # (node, action index), index -1 for a chance node
@@ -267,7 +267,7 @@ class MCTS:
                 node.totals[i] += values[node.player]
 
     # -- public --------------------------------------------------------------------------------------
-    def _root_for(self, state):
+    def _root_steps(self, state):
         """The root for ``state``: the kept subtree when it holds ``state``, else a new node (a generator, as
         ``_new_node``)."""
         key = self.game.state_key(state)
@@ -286,7 +286,7 @@ class MCTS:
         ``SearchResult``. ``search`` drives it with the evaluator; ``search_many`` drives many searches at
         once with one batched evaluation per round. Nothing else differs, so the tree, the draws from
         ``rng`` and the result are the same whoever drives it."""
-        root = self.root = yield from self._root_for(state)
+        root = self.root = yield from self._root_steps(state)
         c = self.config
         if c.tree_policy == "puct" and c.dirichlet_alpha > 0:
             k = len(root.actions)
@@ -296,7 +296,7 @@ class MCTS:
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
             root.weights = root.prior.tolist()
         for _ in range(c.simulations):
-            yield from self._simulate(root)
+            yield from self._simulate_steps(root)
         size = self.game.action_space_size
         visits, q = np.zeros(size, dtype=np.int64), np.zeros(size)
         visits[root.actions] = root.n
@@ -306,7 +306,19 @@ class MCTS:
     def search(self, state) -> SearchResult:
         """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
         holds ``state``) and return the root's statistics."""
-        steps, game, evaluator, rng = self.search_steps(state), self.game, self.evaluator, self.rng
+        return self._drive(self.search_steps(state))
+
+    def _root_for(self, state) -> Node:
+        """``_root_steps`` with the evaluator: the root for ``state`` (for subclasses that write their own search)."""
+        return self._drive(self._root_steps(state))
+
+    def _simulate(self, root: Node) -> None:
+        """``_simulate_steps`` with the evaluator: one simulation from ``root``."""
+        self._drive(self._simulate_steps(root))
+
+    def _drive(self, steps):
+        """Run one of the generators above to its end, each leaf it yields evaluated by ``evaluator``; its result."""
+        game, evaluator, rng = self.game, self.evaluator, self.rng
         try:
             leaf = next(steps)
             while True:
