@@ -187,12 +187,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _azul_options(games, summary: str) -> None:
     """``play.py azul``'s options."""
-    from azcourse.azul.agents import AGENTS
+    from azcourse.azul_cli import AGENT_NAMES
 
     azul = games.add_parser("azul", help=summary,
                             description="Play Azul against a computer opponent by typing move "
                                         "codes such as 5B2 or CWF (type help in the game).")
-    azul.add_argument("--opponent", choices=sorted(AGENTS), default="greedy",
+    azul.add_argument("--opponent", choices=AGENT_NAMES, default="greedy",
                       help="the computer player (default: greedy)")
     azul.add_argument("--seed", type=int, help="fixes the deal (default: a random seed, printed)")
     azul.add_argument("--seat", type=int, choices=(0, 1), default=0,
@@ -278,13 +278,13 @@ def _tak_options(games, summary: str) -> None:
 
 def _arena_options(games, summary: str) -> None:
     """``play.py arena``'s options."""
-    from azcourse.azul.arena import add_arguments
+    from azcourse.azul_cli import add_arena_arguments
 
     arena = games.add_parser("arena", help=summary,
                              description="Play N Azul games between two agents, alternating seats and seeds, "
                                          "in parallel on all cores; agents: random, greedy, baseline, strong, "
                                          "strong+search, strong+search:N (simulations), strong+search:0.5s.")
-    add_arguments(arena)
+    add_arena_arguments(arena)
     arena.set_defaults(run=_arena)
 
 

@@ -178,3 +178,11 @@ def test_registry_builds_the_named_agents():
     assert make_agent("greedy") is greedy_agent
     with pytest.raises(ValueError, match="greedy, random"):
         make_agent("grandmaster")
+
+
+def test_the_command_lines_name_exactly_the_registered_agents():
+    """``play.py azul --opponent`` offers ``azcourse.azul_cli.AGENT_NAMES`` without importing the engine: they must
+    be the names of ``AGENTS``."""
+    from azcourse.azul_cli import AGENT_NAMES
+
+    assert AGENT_NAMES == tuple(sorted(AGENTS))

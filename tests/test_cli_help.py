@@ -41,12 +41,13 @@ def test_autograder_refuses_a_typo_at_once():
     assert done.returncode == 2 and seconds < BOUND and "invalid choice: 'autograd'" in done.stderr, (seconds, done.stderr)
 
 
-@pytest.mark.parametrize("command", [None, "ttt", "hex", "othello", "tak"])
+@pytest.mark.parametrize("command", [None, "azul", "ttt", "hex", "othello", "tak", "arena"])
 def test_play_help_answers_at_once(command):
-    """play.py builds only the named game's options (its agents' module: numpy, not the other games)."""
+    """play.py builds only the named game's options (its agents' module: numpy, not the other games; Azul's
+    from ``azcourse.azul_cli``, without the numba engine)."""
     done, seconds = timed("play.py", *([command] if command else []), "--help")
     assert done.returncode == 0 and seconds < BOUND, (seconds, done.stderr)
-    assert "examples:" in done.stdout if command is None else "--opponent" in done.stdout
+    assert "examples:" in done.stdout if command is None else ("--games" if command == "arena" else "--opponent") in done.stdout
 
 
 def test_play_refuses_a_typo_at_once():

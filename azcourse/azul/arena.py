@@ -24,6 +24,7 @@ import json
 import numpy as np
 
 import Azul_Simulator as az
+from azcourse.azul_cli import add_arena_arguments as add_arguments
 from azcourse.core import arena
 from azcourse.core.arena import FunctionAgent
 
@@ -91,20 +92,6 @@ def run_arena(spec_a: str, spec_b: str, games: int = 100, seed: int = 0, workers
     return arena.play_match(Azul, functools.partial(arena_agent, spec_a), functools.partial(arena_agent, spec_b),
                                games, seed, paired_deals=True, workers=workers, progress=progress,
                                names=(spec_a, spec_b))
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The arena's options on ``parser`` (used by this module's CLI and by ``play.py arena``)."""
-    parser.add_argument("agent_a", help="e.g. strong, strong+search, baseline, greedy, random")
-    parser.add_argument("agent_b")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    parser.add_argument("--json", action="store_true",
-                        help="also print the summary as one JSON object on the last line")
-    parser.add_argument("--out", help="write the summary JSON to this file")
-    parser.add_argument("--card", help="also record the result in this model's ckpts/<model>/card.json")
-    return parser
 
 
 def run_from_args(args: argparse.Namespace) -> dict:
