@@ -48,11 +48,11 @@ from . import learn
 from .agent import AlphaZeroAgent
 from .checkpoints import BEST_DIR, FORMAT, save_checkpoint, write_atomic
 from .config import AlphaZeroConfig, ConfigError, to_toml
-from .flax_net import init_params, jax_forward
-from .network import NetSpec, NumpyNet, Predictor, param_count
+from .flax_net import init_params
+from .network import NetSpec, param_count
 from .replay import ReplayWindow
 from .selfplay import augment, play_game
-from .workers import make_pool, search_config
+from .workers import make_pool, predictor_for, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
@@ -130,11 +130,11 @@ class Run:
 
     def forward(self, params):
         """The forward pass self-play and gating use for ``params`` (``config.inference``)."""
-        return NumpyNet(self.spec, params) if self.config.inference == "numpy" else jax_forward(self.spec, params)
+        return predictor_for(self.config, self.game, self.spec, params).forward
 
     def search(self, params) -> MCTS:
         """A self-play search for ``params``: PUCT with root noise, on the run's generator."""
-        predictor = Predictor(self.game, self.forward(params))
+        predictor = predictor_for(self.config, self.game, self.spec, params)
         return MCTS(self.game, NetworkEvaluator(predictor), search_config(self.config), self.rng)
 
     @property
