@@ -17,6 +17,7 @@ nbgrader restores) are parsed, not run, and checked for:
 Text in markdown cells is never code: a notebook as distributed gets no flag.
 """
 import ast
+import glob
 import importlib
 import re
 from pathlib import Path
@@ -27,9 +28,11 @@ AUDIT_STRINGS = re.compile(r"AG_AUDIT_FD|addaudithook|PySys_AddAuditHook")
 
 
 def forbidden_helpers(assignment: str, notebook: str) -> dict:
-    """{graded function: {helper names}} that the notebook forbids (from its judges' module)."""
+    """{graded function: {helper names}} that the notebook forbids (from its judges' module,
+    ``autograder/assignments/<assignment>/checks.py``: only that one is imported, so grading part 1
+    does not load part 3's engine)."""
     found = {}
-    for path in sorted((Path(__file__).parent / "assignments").glob("*/checks.py")):
+    for path in sorted((Path(__file__).parent / "assignments").glob(f"{glob.escape(assignment)}/checks.py")):
         module = importlib.import_module(f"autograder.assignments.{path.parent.name}.checks")
         if getattr(module, "REFERENCE", None) == (assignment, notebook):
             for function, helpers in getattr(module, "FORBIDDEN_HELPERS", {}).items():

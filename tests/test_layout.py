@@ -169,3 +169,18 @@ def test_the_docs_count_the_assignments_there_are():
     counts = {f"{path.name}: {match.group(0)}": NUMBER_WORDS.index(match.group(1).lower()) + 1
               for path in texts for match in pattern.finditer(path.read_text())}
     assert counts and all(n == len(ASSIGNMENTS) for n in counts.values()), (len(ASSIGNMENTS), counts)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_judges_module_lies_in_its_assignments_folder(assignment):
+    """``code_scan.forbidden_helpers`` imports only ``assignments/<assignment>/checks.py``: every judges'
+    module's reference is of the assignment named by its folder, and its forbidden helpers are found."""
+    import importlib
+
+    from autograder import code_scan
+
+    module = importlib.import_module(f"autograder.assignments.{assignment}.checks")
+    assert module.REFERENCE[0] == assignment
+    assert code_scan.forbidden_helpers(*module.REFERENCE) == {
+        function: set(helpers) for function, helpers in getattr(module, "FORBIDDEN_HELPERS", {}).items()}
+    assert code_scan.forbidden_helpers(assignment + "*", module.REFERENCE[1]) == {}  # a name, not a pattern
