@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 PROBE_PACKAGE = re.compile(r"agprobe")
+REACHES = "reaches the grader's runtime or other code by a computed name: cell "  # + "N, line L (what), ..."
 AUDIT_NAMES = {"addaudithook", "PySys_AddAuditHook", "PySys_Audit"}
 AUDIT_STRINGS = re.compile(r"AG_AUDIT_FD|addaudithook|PySys_AddAuditHook")
 
@@ -219,8 +220,7 @@ def scan(nb, assignment: str, notebook: str) -> list[str]:
             if strong:
                 aimed.setdefault(line, []).append(what)
         if aimed:
-            flags.append(f"reaches the grader's runtime or other code by a computed name: cell {index + 1}, "
-                         + ", ".join(f"line {line} ({', '.join(whats)})" for line, whats in aimed.items()))
+            flags.append(f"{REACHES}{index + 1}, " + ", ".join(f"line {line} ({', '.join(whats)})" for line, whats in aimed.items()))
     defined = _definitions(trees)
     # a helper the student wrote themselves (a function of that name that does not call the engine's) is theirs
     own = {node.name for tree in trees for node in tree.body

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import nbformat
 
+from . import code_scan
 from .code_scan import _parse, reflection
 
 
@@ -34,6 +35,25 @@ class ProgramCell:
     origin: int        # index of the submitted cell it comes from
     kind: str          # "provided", "answer", "helper" or "probe"
     grade_id: str | None = None
+
+
+LEFT_OUT = "left out of the hidden tests (reaches code it does not name, or the grader's runtime): cell "
+
+
+def said_once(scan_flags: list[str], left_out: list[str]) -> list[str]:
+    """``scan_flags`` without each ``code_scan`` flag of a cell whose every "line L (what)" the
+    left-out flag of the same cell already names (the grade table then says it once)."""
+    def places(flag: str, prefix: str) -> tuple[str, set]:  # ("8", {"21 (__import__)", ...})
+        cell, _, where = flag.removeprefix(prefix).partition(", ")
+        return cell, set((", " + where).split(", line ")) - {""}
+
+    named = dict(places(flag, LEFT_OUT) for flag in left_out)
+    kept = []
+    for flag in scan_flags:
+        cell, lines = places(flag, code_scan.REACHES)
+        if not (flag.startswith(code_scan.REACHES) and lines <= named.get(cell, set())):
+            kept.append(flag)
+    return kept
 
 
 def _role(cell) -> str:
@@ -131,8 +151,7 @@ def probe_program(nb, probes: dict[int, str], heavy: set) -> tuple[list[ProgramC
         lines = nb.cells[index].source.splitlines()[first - 1:last]
         kept.setdefault(index, []).append(
             ProgramCell("\n".join(lines), index, "answer" if role == "answer" else "helper"))
-    flags = [f"left out of the hidden tests (reaches code it does not name, or the grader's runtime): "
-             f"cell {index + 1}, {', '.join(where)}" for index, where in left_out.items()]
+    flags = [f"{LEFT_OUT}{index + 1}, {', '.join(where)}" for index, where in left_out.items()]
     program = []
     for index, cell in enumerate(nb.cells):
         role, grade_id = _role(cell), cell.metadata.get("nbgrader", {}).get("grade_id")

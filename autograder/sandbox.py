@@ -170,7 +170,7 @@ class SandboxExecute(NbGraderPreprocessor):
                   if cell_calls and _worth_probing(outcomes.get(index))}
         heavy = {grade_id for grade_id in self.cell_timeouts if not grade_id.startswith("test_")}
         program, left_out = probe_program.probe_program(nb, probes, heavy)
-        report["flags"] += left_out
+        report["flags"] = probe_program.said_once(report["flags"], left_out) + left_out
         program_nb = probe_program.as_notebook(program, nb.metadata.get("kernelspec"))
         program_outcomes: dict[int, CellOutcome] = {}
         probe_flags: list[str] = []

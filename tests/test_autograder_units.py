@@ -317,3 +317,18 @@ def test_doctor_names_what_to_install(monkeypatch):
     monkeypatch.setattr(isolation.shutil, "which", lambda name: None)
     diagnosis = isolation.diagnose.__wrapped__()
     assert not diagnosis.ok and "apt-get install bubblewrap" in diagnosis.explain()
+
+
+def test_a_forged_cell_is_named_once_when_the_left_out_flag_says_it_all():
+    from autograder.code_scan import REACHES
+    from autograder.probe_program import LEFT_OUT, said_once
+
+    scan = [REACHES + "8, line 21 (__import__, getattr with a computed name), line 25 (__import__)",
+            REACHES + "9, line 3 (.get_objects)",  # its statement's first line differs below: kept
+            REACHES + "13, line 3 (.modules)",  # no statement of cell 13 was headed to the hidden tests: kept
+            "audit-hook tampering: uses sys.addaudithook or the grader's audit channel (cell 8)"]
+    left_out = [LEFT_OUT + "8, line 21 (__import__, getattr with a computed name), line 25 (__import__), "
+                           "line 29 (globals)",
+                LEFT_OUT + "9, line 2 (.get_objects)"]
+    assert said_once(scan, left_out) == scan[1:]
+    assert said_once(scan, []) == scan
