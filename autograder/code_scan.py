@@ -220,7 +220,8 @@ def scan(nb, assignment: str, notebook: str) -> list[str]:
             if strong:
                 aimed.setdefault(line, []).append(what)
         if aimed:
-            flags.append(f"{REACHES}{index + 1}, " + ", ".join(f"line {line} ({', '.join(whats)})" for line, whats in aimed.items()))
+            flags.append(f"{REACHES}{index + 1}, "
+                         + ", ".join(f"line {line} ({', '.join(whats)})" for line, whats in aimed.items()))
     defined = _definitions(trees)
     # a helper the student wrote themselves (a function of that name that does not call the engine's) is theirs
     own = {node.name for tree in trees for node in tree.body
