@@ -141,7 +141,7 @@ class CappedClient(NotebookClient):
     The transport is bounded too, so a flood cannot pile up in the grader's memory before it is
     measured: every socket of the kernel client refuses a message part larger than
     ``max_message_bytes`` (zmq disconnects and reconnects the sender; what was in flight is lost,
-    the cell then ends after nbclient's ``iopub_timeout``) and queues at most ``receive_queue``
+    the cell then ends after ``IOPUB_TIMEOUT``) and queues at most ``receive_queue``
     messages (then the kernel's side blocks or drops, inside the sandbox's memory).
 
     No frontend is mimicked: nbclient's Output-widget emulation (which captures outputs into widget
@@ -425,15 +425,21 @@ class _BudgetExceeded(Exception):
     pass
 
 
+IOPUB_TIMEOUT = 30  # seconds
+
+
 def _new_client(nb, sandbox, env, scratch: Path, deadline: float, budget: Budget, audit_channel=None):
     name = f"kernel-{secrets.token_hex(4)}"
     sockets = {"transport": "ipc", "ip": str(scratch / name)} if sandbox else {}  # no network in the sandbox
     km = SandboxKernelManager(kernel_name="python3", sandbox=sandbox, deadline=deadline, audit=audit_channel,
                               connection_file=str(scratch / f"{name}.json"), **sockets)
     startup = max(1, min(budget.startup, int(deadline - time.monotonic())))
+    # iopub_timeout: how long outputs may still arrive after the cell's reply. nbclient's 4 s lost an
+    # honest progress bar's last lines when the grader's CPU was busy (a noisy cell's outputs queue up).
     client = CappedClient(nb, km=km, timeout=budget.cell, startup_timeout=startup, allow_errors=True,
                           interrupt_on_timeout=False, shutdown_kernel="immediate", record_timing=False,
-                          kernel_name="python3", resources={"metadata": {"path": str(scratch)}})
+                          iopub_timeout=IOPUB_TIMEOUT, kernel_name="python3",
+                          resources={"metadata": {"path": str(scratch)}})
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # kernel banners, not cell output
     # independent: no JPY_PARENT_PID, whose poller would take the sandbox's pid 1 for a dead parent
     # (the sandbox dies with the grader through bwrap's --die-with-parent instead).
