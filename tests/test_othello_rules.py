@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from azcourse.core.agents import make_agent
-from azcourse.core.arena import play_game
+from azcourse.core.arena import play_game, random_opening
 from azcourse.core.protocol import IllegalAction
 from azcourse.core.terminal import TerminalMatch
 from azcourse.othello.agents import OPPONENTS, GreedyAgent, make_opponent
@@ -675,11 +675,7 @@ def test_random_playout_plays_the_moves_of_random_play_move_by_move(size):
     rng = np.random.default_rng(300 + size)
     results = set()
     for trial in range(30):
-        state = game.initial_state()
-        for _ in range(int(rng.integers(size * size))):
-            if game.is_terminal(state):
-                break
-            state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+        state = random_opening(game, rng, int(rng.integers(size * size)))
         empty = size * size - sum(game.scores(state))
         for seed in range(6):
             fast = game.random_playout(state, np.random.default_rng([trial, seed]))

@@ -135,8 +135,9 @@ def test_pins_install_and_notebooks_run(version, tmp_path):
     command = interpreter(version)
     if command is None:
         pytest.skip(not_found(version))
-    if not os.environ.get(ALL_PYTHONS) and version != newest_other_found():
-        pytest.skip(f"the suite's Python and the newest found ({newest_other_found()}) bound the range; "
+    newest = newest_other_found()
+    if not os.environ.get(ALL_PYTHONS) and version != newest:
+        pytest.skip(f"the suite's Python and the newest found ({newest}) bound the range; "
                     f"set {ALL_PYTHONS}=1 to install the pins on Python {version} too")
     launcher, venv = command[:-1], tmp_path / "venv"
     started = time.monotonic()
