@@ -284,11 +284,14 @@ ARROW = re.compile(r"^\s*-+>\s*\d+\s+(.*)$")
 
 
 def error_reason(error) -> str:
-    """`Name: message` of an error output, plus the failing line when the message is empty."""
-    reason = f"{error.get('ename', 'Error')}: {error.get('evalue', '')}".strip()
+    """`Name: message` of an error output, plus the failing line (``(in: ...)``), except for an
+    AssertionError with a message: a test's own message says what failed, and its line (the ``raise``
+    of ``azcourse.visible_checks.fail``, or a hidden test's) says nothing more."""
+    name, message = error.get("ename", "Error"), str(error.get("evalue", ""))
+    reason = f"{name}: {message}".strip()
     lines = [ANSI.sub("", line) for frame in error.get("traceback", []) for line in str(frame).splitlines()]
     failing = [m.group(1) for m in map(ARROW.match, lines) if m]
-    if failing:
+    if failing and not (name == "AssertionError" and message.strip()):
         reason += f" (in: {failing[-1].strip()[:200]})"
     return reason
 

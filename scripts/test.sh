@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Set up the pinned environment, then run the whole test suite. Extra arguments go to pytest.
+#   bash scripts/test.sh --quick   the quick tier, the inner loop: every test not marked slow (no sandboxed
+#                                  grading, pip, browser, notebook run or other Python; tests/conftest.py)
 set -euo pipefail
+tier=()
+if [ "${1:-}" = "--quick" ]; then tier=(-m "not slow"); shift; fi
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # Ray (the cluster extra, for the two-node Ray test) and OpenSpiel (the benchmarks' yardstick, and its
@@ -21,4 +25,4 @@ export MPLBACKEND=Agg PYTHONHASHSEED=0 JAX_PLATFORMS=cpu
 # process (as does -n 0 among the arguments).
 cores=$(nproc)
 workers=${AZCOURSE_TEST_WORKERS:-$(( cores < 2 ? 2 : (cores > 4 ? 4 : cores) ))}
-exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "${tier[@]}" "$@"

@@ -332,3 +332,44 @@ def test_a_forged_cell_is_named_once_when_the_left_out_flag_says_it_all():
                 LEFT_OUT + "9, line 2 (.get_objects)"]
     assert said_once(scan, left_out) == scan[1:]
     assert said_once(scan, []) == scan
+
+
+# ----------------------------------------------------------------------------- reasons and the class report
+
+def _error(name: str, message: str, failing_line: str) -> dict:
+    return {"ename": name, "evalue": message,
+            "traceback": ["Cell In[3], line 2", f"----> 2 {failing_line}", f"\x1b[0;31m{name}\x1b[0m: {message}"]}
+
+
+def test_a_failing_line_is_quoted_unless_an_assertion_says_what_failed():
+    fail_line = 'raise AssertionError(message + (f"\\n  why: {why}" if why else ""))'
+    assert sandbox.error_reason(_error("AssertionError", "get_reward(board)\n  expected: 1\n  got:      0", fail_line)) \
+        == "AssertionError: get_reward(board)\n  expected: 1\n  got:      0"
+    assert sandbox.error_reason(_error("NameError", "name 'bord' is not defined", "get_reward(bord)")) \
+        == "NameError: name 'bord' is not defined (in: get_reward(bord))"
+    assert sandbox.error_reason(_error("AssertionError", "", "assert total == 3")) \
+        == "AssertionError: (in: assert total == 3)"
+
+
+def test_a_secret_inside_a_longer_line_goes_with_the_rest_of_the_line():
+    from autograder.report.render import REDACTED, Redactor
+
+    opening = "raise AssertionError("  # a hidden test's line that opens a call spread over several lines
+    long = "check_all_the_rules(get_reward, expand_node, cases=HIDDEN_CASES, tolerance=1e-9, " + "x" * 60
+    redact = Redactor({opening, long})
+    assert redact('AssertionError: wrong (in: raise AssertionError(message + (f"\\n  why: {why}" if why else "")))') \
+        == f"AssertionError: wrong (in: {REDACTED}"
+    withheld = f"feedback withheld: it would show 1 hidden-test line (a hidden-test line ...: {long[:100]!r}) sorry"
+    assert redact(withheld) == f"feedback withheld: it would show 1 hidden-test line (a hidden-test line ...: '{REDACTED}') sorry"
+    assert redact(f"  {opening}  ") == REDACTED
+    assert redact("nothing secret here") == "nothing secret here"
+
+
+def test_the_score_histogram_counts_whole_submissions():
+    from autograder.report import figures
+
+    figure = figures.histogram_figure([3, 5], [3, 4], 6, 5)  # two submissions: matplotlib's own ticks are halves
+    figure.canvas.draw()
+    low, high = figure.axes[0].get_ylim()
+    ticks = [t for t in figure.axes[0].get_yticks() if low <= t <= high]
+    assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks), ticks

@@ -7,6 +7,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 WIDTH, DPI = 7.0, 110
 ACCENT, MUTED, WARN = "#3b6ea8", "#9db7d5", "#c0504d"
@@ -22,6 +23,11 @@ def _data_uri(figure) -> str:
 
 def score_histogram(scores: list[float], code_scores: list[float], max_score: float, max_code: float) -> str:
     """Histogram of the total scores (and, in light, of the autograded part), one bar per point."""
+    return _data_uri(histogram_figure(scores, code_scores, max_score, max_code))
+
+
+def histogram_figure(scores: list[float], code_scores: list[float], max_score: float, max_code: float):
+    """The figure of ``score_histogram``: bars of whole points, an axis of whole submissions."""
     figure, axes = plt.subplots(figsize=(WIDTH, 2.8))
     top = max(max_score, max_code, 1.0)
     bins = [x - 0.5 for x in range(int(top) + 2)] if top <= 60 else 30
@@ -30,9 +36,10 @@ def score_histogram(scores: list[float], code_scores: list[float], max_score: fl
     axes.set_xlim(-0.5, top + 0.5)
     axes.set_xlabel(f"points (of {max_score:g}; tests: {max_code:g})")
     axes.set_ylabel("submissions")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count of submissions: whole numbers only
     axes.legend(frameon=False, loc="upper left")
     axes.spines[["top", "right"]].set_visible(False)
-    return _data_uri(figure)
+    return figure
 
 
 def test_bars(rows: list[dict]) -> str:

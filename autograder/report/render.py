@@ -22,9 +22,11 @@ REDACTED = "[a hidden-test, judge or solution line: not shown]"
 
 class Redactor:
     """Removes secret lines from texts that a kernel or a judge wrote: a line that is a secret line
-    (normalised as the leak scan does) becomes ``REDACTED``; a secret line quoted inside a longer line
-    (a withheld-feedback reason quotes the line it found, cut at 100 characters; a reason shows the
-    student's failing line) is replaced there, or the whole line when it is not found verbatim."""
+    (normalised as the leak scan does) becomes ``REDACTED``. A secret line (or its first 100
+    characters) inside a longer line goes with the rest of the line after it, since what follows a
+    quoted start is more of the same code (``raise AssertionError(`` ends a hidden test's line and
+    starts a longer one); only the quote of a withheld-feedback reason (``...: '<line cut at 100>')``)
+    keeps its closing text. A line where the secret is found only once spaces are normalised goes whole."""
 
     QUOTED = 100  # leaks.withheld_reason quotes this much of a line
 
@@ -49,9 +51,22 @@ class Redactor:
                 if piece in normal:
                     if piece not in line:
                         return REDACTED
-                    line = line.replace(piece, REDACTED)
+                    line = _cut(line, piece)
                     normal = " ".join(line.split())
         return line
+
+
+def _cut(line: str, piece: str) -> str:
+    """``line`` with each occurrence of ``piece`` and the rest of the line after it replaced by ``REDACTED``,
+    except where ``piece`` is closed by a quote and a parenthesis (``withheld_reason``'s ``{line!r})``)."""
+    start = line.find(piece)
+    while start >= 0:
+        end = start + len(piece)
+        if line[end:end + 2] not in ("')", '")'):
+            return line[:start] + REDACTED
+        line = line[:start] + REDACTED + line[end:]
+        start = line.find(piece, start + len(REDACTED))
+    return line
 
 
 def redact_report(report: dict, redact: Redactor) -> None:
