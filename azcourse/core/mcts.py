@@ -28,13 +28,30 @@ Tree policies (``MCTSConfig.tree_policy``)
     untried action. With ``dirichlet_alpha > 0`` the root's priors become
     ``(1 - dirichlet_fraction) P + dirichlet_fraction * Dirichlet(alpha)`` at every ``search`` call.
     Ties go to the lowest action index.
+Root policies (``MCTSConfig.root_policy``)
+    ``"puct"``: the root picks by the tree policy like any other node (the default: AlphaZero's search,
+    or UCT's). ``"gumbel"`` (tree policy ``"puct"``, no Dirichlet noise): Gumbel AlphaZero (Danihelka et
+    al., ICLR 2022), as DeepMind's mctx implements it (``gumbel_muzero_policy``). Every search starts a
+    new tree. The root draws Gumbel noise ``g(a)`` for its k legal actions and spends the simulations by
+    sequential halving (``considered_visits``): each simulation the root picks, among the actions whose
+    ``N(root, a)`` equals the schedule's next count, the one with the largest
+    ``g(a) + logits(a) + sigma(a)``; so the first ``m = min(max_considered_actions, k)`` simulations
+    visit the m actions of largest ``g + logits`` (Gumbel-Top-k), then the budget is halved among the
+    best of them, round after round. Below the root, a decision node picks deterministically the action
+    that maximises ``pi'(a) - N(s, a) / (1 + sum_b N(s, b))``, with the improved policy
+    ``pi' = softmax(logits + sigma)``. Here ``logits = log P`` over the legal actions (P clipped at the
+    smallest positive float), and ``sigma = (c_visit + max_b N(s, b)) c_scale q`` with ``q`` the
+    *completed* Q of the chooser (``completed_q``): ``W / N`` of a visited action, the mixed value of an
+    unvisited one, min-max normalised over the node's actions. The result's ``action`` is the one that
+    maximises ``g + logits + sigma`` among the most visited actions, and its ``policy`` the improved policy
+    at the root, the policy target of Gumbel AlphaZero.
 Reusing the tree
     ``advance(action)`` keeps the chosen child's subtree (its counts included) and drops the rest, as
     the pseudocode of on-policy MCTS does between actual moves. The next ``search(state)`` starts from it when it holds
     ``state`` (compared by ``game.state_key``), or from one of its sampled outcomes when it is a
-    chance node; otherwise it starts a new tree.
+    chance node; otherwise it starts a new tree. (A Gumbel search always starts a new tree.)
 Randomness
-    All draws (untried-action order, chance outcomes, rollouts, noise) come from one
+    All draws (untried-action order, chance outcomes, rollouts, noise, Gumbel) come from one
     ``numpy.random.Generator``, so a seeded search is repeatable.
 Speed
     A decision node keeps ``N``, ``W`` and its legal actions in Python lists and the tree policy is a
@@ -53,6 +70,8 @@ import numpy as np
 from .evaluators import RolloutEvaluator
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
+TINY = float(np.finfo(np.float64).tiny)  # the floor of a prior before its log (Gumbel logits)
+Q_EPSILON = 1e-8  # the least range of the min-max normalisation of completed Q (mctx's epsilon)
 
 
 @dataclasses.dataclass
@@ -68,6 +87,12 @@ class MCTSConfig:
         dirichlet_alpha: root noise concentration for PUCT (0 turns the noise off).
         dirichlet_fraction: weight of the noise in the root priors.
         chance_outcomes: outcomes kept per chance node.
+        root_policy: ``"puct"`` (the root picks by the tree policy) or ``"gumbel"`` (Gumbel AlphaZero;
+            needs tree policy ``"puct"`` and no Dirichlet noise).
+        max_considered_actions: Gumbel: the most root actions sequential halving considers.
+        gumbel_scale: Gumbel: the noise's scale (0: no noise, the search plays its best action).
+        c_visit, c_scale: Gumbel: ``sigma = (c_visit + max N) c_scale q`` (mctx's ``maxvisit_init`` and
+            ``value_scale``).
     """
 
     simulations: int = 500
@@ -79,17 +104,48 @@ class MCTSConfig:
     dirichlet_alpha: float = 0.0
     dirichlet_fraction: float = 0.25
     chance_outcomes: int = 8
+    root_policy: str = "puct"
+    max_considered_actions: int = 16
+    gumbel_scale: float = 1.0
+    c_visit: float = 50.0
+    c_scale: float = 0.1
 
     def __post_init__(self):
         if self.tree_policy not in ("uct", "puct"):
             raise ValueError(f"tree_policy is 'uct' or 'puct', got {self.tree_policy!r}")
-        if self.simulations < 1 or self.chance_outcomes < 1:
-            raise ValueError("simulations and chance_outcomes must be at least 1")
+        if self.root_policy not in ("puct", "gumbel"):
+            raise ValueError(f"root_policy is 'puct' or 'gumbel', got {self.root_policy!r}")
+        if self.root_policy == "gumbel" and (self.tree_policy != "puct" or self.dirichlet_alpha > 0):
+            raise ValueError("the Gumbel root policy needs tree_policy 'puct' and no Dirichlet noise (dirichlet_alpha 0)")
+        if self.simulations < 1 or self.chance_outcomes < 1 or self.max_considered_actions < 1:
+            raise ValueError("simulations, chance_outcomes and max_considered_actions must be at least 1")
+        if self.gumbel_scale < 0:
+            raise ValueError("gumbel_scale must be 0 or more")
 
 
 def puct_exploration_rate(visits: int, c_init: float, c_base: float) -> float:
     """PUCT's growing exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``."""
     return math.log((1 + visits + c_base) / c_base) + c_init
+
+
+def considered_visits(considered: int, simulations: int) -> tuple:
+    """Sequential halving's schedule at a Gumbel root: the visit count that simulation ``i`` gives to the
+    next considered action (one entry per simulation), as mctx's ``get_sequence_of_considered_visits``.
+
+    ``considered`` actions get one visit each, round after round, for ``simulations // (ceil(log2
+    considered) * considered)`` rounds (at least one); then the considered actions are halved (at least
+    two remain), and so on until the budget is spent. One considered action takes every simulation.
+    """
+    if considered <= 1:
+        return tuple(range(simulations))
+    phases = math.ceil(math.log2(considered))
+    schedule, visits = [], 0
+    while len(schedule) < simulations:
+        for _ in range(max(1, simulations // (phases * considered))):
+            schedule += [visits] * considered
+            visits += 1
+        considered = max(2, considered // 2)
+    return tuple(schedule[:simulations])
 
 
 class SearchResult(NamedTuple):
@@ -99,11 +155,18 @@ class SearchResult(NamedTuple):
         visits: int64 ``(A,)``: ``N(root, a)``, zero for illegal and untried actions.
         q: float64 ``(A,)``: ``W / N`` of each tried action, for the player to move at the root.
         player: the player to move at the root.
+        policy: float64 ``(A,)``: the search policy, zero on illegal actions: the visit distribution
+            (``visit_distribution(visits, 1)``), or with the Gumbel root policy the improved policy
+            ``softmax(logits + sigma)`` at the root.
+        action: the search's move: the most visited action (lowest index on ties), or with the Gumbel
+            root policy the best of the most visited by ``g + logits + sigma``.
     """
 
     visits: np.ndarray
     q: np.ndarray
     player: int
+    policy: np.ndarray
+    action: int
 
 
 class Node:
@@ -123,15 +186,17 @@ class Node:
             ``state_key -> node`` of the held outcomes (chance node).
         order, tried: indices into ``actions``, the first ``tried`` of them in the order UCT tried
             them, the rest not yet tried (shuffled one step per try).
+        value: the evaluator's value of the state for the chooser (decision node).
+        gumbel: list of k floats, the Gumbel noise of the actions (the root of a Gumbel search), or None.
         returns: float64 ``(num_players,)`` (terminal node).
     """
 
     __slots__ = ("state", "kind", "player", "actions", "prior", "weights", "clean_prior", "counts", "totals", "children",
-                 "visits", "order", "tried", "returns")
+                 "visits", "order", "tried", "value", "gumbel", "returns")
 
     def __init__(self, state, kind):
         self.state, self.kind, self.visits = state, kind, 1
-        self.clean_prior = None
+        self.clean_prior = self.gumbel = None
 
     @property
     def n(self) -> np.ndarray:
@@ -160,6 +225,7 @@ class MCTS:
         self.config = config or MCTSConfig()
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self.root: Node | None = None
+        self.schedule: tuple = ()  # a Gumbel search's sequential-halving schedule (``considered_visits``)
 
     # -- nodes -------------------------------------------------------------------------------------
     def _new_node(self, state):
@@ -193,7 +259,9 @@ class MCTS:
         node.children = [None] * k
         node.tried = 0
         node.order = list(range(k)) if self.config.tree_policy == "uct" else None
-        return node, np.asarray(values, dtype=np.float64).tolist()
+        values = np.asarray(values, dtype=np.float64).tolist()
+        node.value = values[node.player]
+        return node, values
 
     # -- tree policy -------------------------------------------------------------------------------
     def _select(self, node: Node) -> int:
@@ -214,6 +282,8 @@ class MCTS:
                 if score > best:
                     best, pick = score, i
             return pick
+        if c.root_policy == "gumbel":
+            return self._select_gumbel_root(node) if node is self.root else self._select_gumbel(node)
         total = node.visits
         rate = math.log((1 + total + c.c_base) / c.c_base) + c.c_init  # puct_exploration_rate, inlined
         prior = node.weights or [1.0 / len(counts)] * len(counts)
@@ -221,6 +291,37 @@ class MCTS:
         for i, (n, w, p) in enumerate(zip(counts, totals, prior)):
             score = (w / n if n > 0 else unvisited) + rate * p * root_total / (1 + n)
             if score > best:
+                best, pick = score, i
+        return pick
+
+    def _select_gumbel(self, node: Node) -> int:
+        """Gumbel's deterministic choice below the root: the index that maximises
+        ``pi'(a) - N(s, a) / (1 + sum N)`` with ``pi' = softmax(logits + sigma)``; the first best on ties."""
+        counts = node.counts
+        improved = softmax([lg + s for lg, s in zip(logits(node), sigma(node, self.game.action_space_size, self.config))])
+        share = 1 + sum(counts)
+        best, pick = -math.inf, 0
+        for i, (p, n) in enumerate(zip(improved, counts)):
+            score = p - n / share
+            if score > best:
+                best, pick = score, i
+        return pick
+
+    def _select_gumbel_root(self, node: Node) -> int:
+        """Sequential halving at the root: among the actions with the visit count that the schedule gives
+        this simulation, the index that maximises ``g + logits + sigma``."""
+        return self._best_considered(node, self.schedule[sum(node.counts)])
+
+    def _best_considered(self, node: Node, visits: int) -> int:
+        """The index, among the actions of ``node`` visited ``visits`` times, that maximises
+        ``g + logits - max logits + sigma``; the first best on ties."""
+        shifted = logits(node)
+        top = max(shifted)
+        scores = sigma(node, self.game.action_space_size, self.config)
+        best, pick = -math.inf, 0
+        for i, (n, g, lg, s) in enumerate(zip(node.counts, node.gumbel, shifted, scores)):
+            score = g + (lg - top) + s
+            if n == visits and score > best:
                 best, pick = score, i
         return pick
 
@@ -280,15 +381,27 @@ class MCTS:
             raise ValueError("search needs a state where a player chooses (not a terminal or chance state)")
         return root
 
-    def search_steps(self, state):
+    def search_steps(self, state, gumbel=None):
         """``search`` as a generator: it yields every state whose evaluation it needs, in order, and must be
         sent ``(prior, values)`` for it, as ``evaluator(game, state, rng)`` returns them; it returns the
         ``SearchResult``. ``search`` drives it with the evaluator; ``search_many`` drives many searches at
         once with one batched evaluation per round. Nothing else differs, so the tree, the draws from
-        ``rng`` and the result are the same whoever drives it."""
-        root = self.root = yield from self._root_steps(state)
+        ``rng`` and the result are the same whoever drives it. ``gumbel``: see ``search``."""
         c = self.config
-        if c.tree_policy == "puct" and c.dirichlet_alpha > 0:
+        gumbel_root = c.root_policy == "gumbel"
+        if gumbel_root:
+            self.root = None  # sequential halving plans its budget from a new root
+        root = self.root = yield from self._root_steps(state)
+        if gumbel_root:
+            if gumbel is not None:
+                noise = np.asarray(gumbel, dtype=np.float64)[root.actions]
+            elif c.gumbel_scale > 0:
+                noise = self.rng.gumbel(size=len(root.actions))
+            else:
+                noise = np.zeros(len(root.actions))
+            root.gumbel = (c.gumbel_scale * noise).tolist()
+            self.schedule = considered_visits(min(c.max_considered_actions, len(root.actions)), c.simulations)
+        elif c.tree_policy == "puct" and c.dirichlet_alpha > 0:
             k = len(root.actions)
             if root.clean_prior is None:
                 root.clean_prior = root.prior if root.prior is not None else np.full(k, 1.0 / k)
@@ -301,12 +414,22 @@ class MCTS:
         visits, q = np.zeros(size, dtype=np.int64), np.zeros(size)
         visits[root.actions] = root.n
         q[root.actions] = np.where(root.n > 0, root.w / np.maximum(root.n, 1), 0.0)
-        return SearchResult(visits, q, root.player)
+        if not gumbel_root:
+            return SearchResult(visits, q, root.player, visit_distribution(visits, 1.0), int(np.argmax(visits)))
+        policy = np.zeros(size)
+        policy[root.actions] = softmax([lg + s for lg, s in zip(logits(root), sigma(root, size, c))])
+        action = root.actions[self._best_considered(root, max(root.counts))]
+        return SearchResult(visits, q, root.player, policy, action)
 
-    def search(self, state) -> SearchResult:
+    def search(self, state, gumbel=None) -> SearchResult:
         """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
-        holds ``state``) and return the root's statistics."""
-        return self._drive(self.search_steps(state))
+        holds ``state``) and return the root's statistics.
+
+        Args:
+            gumbel: float ``(A,)``: standard Gumbel noise for the root of a Gumbel search instead of a draw
+                from ``rng`` (scaled by ``gumbel_scale`` all the same); for tests that replay a given draw.
+        """
+        return self._drive(self.search_steps(state, gumbel))
 
     def _root_for(self, state) -> Node:
         """``_root_steps`` with the evaluator: the root for ``state`` (for subclasses that write their own search)."""
@@ -338,6 +461,56 @@ class MCTS:
     def reset(self) -> None:
         """Forget the tree."""
         self.root = None
+
+
+def logits(node: Node) -> list:
+    """``log P(s, a)`` of each legal action of a decision node (uniform without a prior), each prior
+    clipped at ``TINY`` first, so a zero prior gives a very negative but finite logit."""
+    prior = node.weights or [1.0 / len(node.counts)] * len(node.counts)
+    return [math.log(max(p, TINY)) for p in prior]
+
+
+def softmax(values: list) -> list:
+    """``exp(v - max v) / sum exp(v - max v)`` of a list of floats ``v``."""
+    top = max(values)
+    e = [math.exp(v - top) for v in values]
+    total = sum(e)
+    return [v / total for v in e]
+
+
+def completed_q(node: Node, action_space: int) -> list:
+    """Gumbel's completed Q of each legal action of a decision node, for its chooser, min-max normalised
+    to [0, 1] (mctx's ``qtransform_completed_by_mix_value`` before its scale).
+
+    A visited action keeps ``W / N``; an unvisited one gets the *mixed value*
+    ``(v + sum_b N(b) * sum_{visited b} P(b) Q(b) / sum_{visited b} P(b)) / (1 + sum_b N(b))``, ``v`` the
+    evaluator's value of the node (priors clipped at ``TINY``). The min and max run over the completed Q
+    of the whole action space, as mctx's do: an illegal action, never visited, counts with the mixed value
+    (so the mixed value enters the range whenever an action of the space is unvisited); the range is at
+    least ``Q_EPSILON``.
+    """
+    counts, totals = node.counts, node.totals
+    prior = node.weights or [1.0 / len(counts)] * len(counts)
+    visited = sum(counts)
+    mixed = node.value
+    if visited:
+        probs = [max(p, TINY) for p in prior]
+        mass = sum(p for p, n in zip(probs, counts) if n)
+        weighted = sum(p * (w / n) / mass for p, n, w in zip(probs, counts, totals) if n)
+        mixed = (node.value + visited * weighted) / (visited + 1)
+    completed = [w / n if n else mixed for n, w in zip(counts, totals)]
+    low, high = min(completed), max(completed)
+    if len(counts) < action_space:
+        low, high = min(low, mixed), max(high, mixed)
+    scale = max(high - low, Q_EPSILON)
+    return [(q - low) / scale for q in completed]
+
+
+def sigma(node: Node, action_space: int, config: MCTSConfig) -> list:
+    """``sigma(q) = (c_visit + max_a N(s, a)) * c_scale * q`` of each legal action, ``q`` the normalised
+    completed Q (``completed_q``)."""
+    factor = (config.c_visit + max(node.counts)) * config.c_scale
+    return [factor * q for q in completed_q(node, action_space)]
 
 
 def search_many(searches, states, evaluate_many) -> list:
