@@ -1,7 +1,7 @@
 """Speed of the AlphaZero trainer's parts: network inference and self-play, for games by name.
 
     taskset -c 1 python benchmarks/alphazero_speed.py [GAME ...] [--checkpoint DIR] [--simulations 50]
-        [--hidden 64,64] [--channels 32,32] [--seconds 3]
+        [--hidden 64,64] [--channels 32,32] [--seconds 3] [--batch 16,64,256]
 
 GAME is any name of ``azcourse.registry`` (default: tictactoe hex5). The network is the checkpoint's
 (``--checkpoint``, for its own game) or an untrained one of the given shape (the figures of a
@@ -13,7 +13,10 @@ machine; ``taskset -c 1`` keeps JAX's threads on that one core. For each game it
   jitted Flax forward pass (``jax_forward``), and the ratio;
 * self-play (``selfplay.play_game``: PUCT with root noise, temperature 1 for 3 moves, subtree kept):
   moves/s and simulations/s with numpy inference and the trainer's position cache, without the
-  cache, and with jitted JAX inference (cached).
+  cache, and with jitted JAX inference (cached);
+* for Othello and Hex, the same self-play on the compiled search (``compiled_search.play_games``,
+  numpy inference, no cache): ``2 * B`` games, ``B`` in lockstep (``--batch``, one line per B), the
+  first call's compilation (or loading from numba's cache) left out.
 """
 import argparse
 import os
@@ -23,6 +26,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 
 import numpy as np  # noqa: E402
 
+from azcourse.alphazero import compiled_search  # noqa: E402
 from azcourse.alphazero.checkpoints import load_checkpoint  # noqa: E402
 from azcourse.alphazero.flax_net import init_params, jax_forward  # noqa: E402
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor  # noqa: E402
@@ -70,6 +74,18 @@ def self_play_rate(game, forward, simulations: int, seconds: float, cache: bool)
     return moves / elapsed, moves * simulations / elapsed
 
 
+def compiled_rate(game, forward_many, simulations: int, batch: int) -> tuple[float, float]:
+    """(moves, simulations) per CPU second of ``2 * batch`` self-play games on the compiled search."""
+    settings = MCTSConfig(simulations=simulations, tree_policy="puct", dirichlet_alpha=0.3)
+    compiled_search.play_games(game, forward_many, settings, 3, [np.random.default_rng(0)])  # compile
+    start = time.process_time()
+    played = compiled_search.play_games(game, forward_many, settings, 3,
+                                        [np.random.default_rng(seed) for seed in range(2 * batch)], True, batch)
+    elapsed = time.process_time() - start
+    moves = sum(g.moves for g in played)
+    return moves / elapsed, moves * simulations / elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", default=["tictactoe", "hex5"])
@@ -78,6 +94,7 @@ def main() -> None:
     parser.add_argument("--hidden", default="64,64", help="dense widths of the untrained network")
     parser.add_argument("--channels", default="", help="3x3 convolution channels of the untrained network")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per figure")
+    parser.add_argument("--batch", default="64", help="games in lockstep on the compiled search (Othello, Hex)")
     args = parser.parse_args()
     widths = lambda text: tuple(int(w) for w in text.split(",") if w)  # noqa: E731
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
@@ -105,6 +122,10 @@ def main() -> None:
                                      ("jax.jit, cached", jax_forward(spec, params), True)):
             moves, sims = self_play_rate(game, forward, args.simulations, args.seconds, cache)
             print(f"  self-play ({what:15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
+        if isinstance(game, compiled_search.COMPILED_GAMES):
+            for batch in widths(args.batch):
+                moves, sims = compiled_rate(game, net.forward, args.simulations, batch)
+                print(f"  self-play ({f'compiled, {batch}':15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ OPTIMIZERS = ("adam", "sgd")
 # numpy's BLAS on one thread, for self-play: set before numpy is imported (see ``workers``)
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 INFERENCE = ("numpy", "jax")
+SEARCH_PATHS = ("generic", "compiled")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +52,9 @@ class AlphaZeroConfig:
             when JAX sees one).
         selfplay_batch: self-play games a worker plays in lockstep, their searches' leaves evaluated in
             one network call (``selfplay.play_games``).
+        search_path: the self-play search: ``"generic"`` (``azcourse.core.mcts``, every game) or
+            ``"compiled"`` (``compiled_search``: numba, Othello and Hex only; the same games, faster;
+            each game on its own generator seeded from the run's, as with ``selfplay_batch > 1``).
         workers: self-play processes (0: one per core; with ``--ray``, Ray actors, 0: one per CPU of
             the cluster). With ``selfplay_batch = 1`` and ``workers = 1`` the run draws everything from
             its one generator, as before batching; otherwise each game has its own generator, seeded
@@ -89,6 +93,7 @@ class AlphaZeroConfig:
     train_steps: int = 100
     inference: str = "numpy"
     selfplay_batch: int = 1
+    search_path: str = "generic"
     workers: int = 1
     gate_games: int = 0
     gate_threshold: float = 0.55
@@ -117,6 +122,7 @@ class AlphaZeroConfig:
             (self.batch_size >= 1 and self.train_steps >= 0, "batch_size must be at least 1 and train_steps 0 or more"),
             (self.inference in INFERENCE, f"inference must be one of {', '.join(INFERENCE)}"),
             (self.selfplay_batch >= 1, "selfplay_batch must be at least 1"),
+            (self.search_path in SEARCH_PATHS, f"search_path must be one of {', '.join(SEARCH_PATHS)}"),
             (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),

@@ -6,9 +6,9 @@ Each iteration:
    (``selfplay.play_game``: PUCT with ``simulations`` per move, Dirichlet noise at the root,
    temperature 1 for the first ``temperature_moves`` moves then greedy, subtree kept). The network
    runs in numpy (or jitted JAX, ``inference``), its outputs cached by position for the iteration.
-   With ``selfplay_batch > 1`` or ``workers != 1`` (or ``--ray``) the games go to a pool of workers
-   (``workers``: this process, every core, or Ray actors), ``selfplay_batch`` games in lockstep each,
-   one seed per game drawn from the run's generator.
+   With ``selfplay_batch > 1`` or ``workers != 1`` (or ``--ray``, or ``search_path = "compiled"``) the
+   games go to a pool of workers (``workers``: this process, every core, or Ray actors),
+   ``selfplay_batch`` games in lockstep each, one seed per game drawn from the run's generator.
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
 3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
@@ -59,7 +59,7 @@ LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_r
               "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
 # keys that may change when a run continues
-RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "workers", "selfplay_batch")
+RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "workers", "selfplay_batch", "search_path")
 
 
 class TrainResult(NamedTuple):
@@ -88,6 +88,10 @@ class Run:
         if self.game.num_players != 2:
             raise ConfigError(f"{config.game} has {self.game.num_players} players; the trainer's value head "
                               "is one number for the player to move of a two-player game")
+        if config.search_path == "compiled":
+            from .compiled_search import rules_for
+
+            rules_for(self.game)  # a ConfigError for a game it does not know, before the run folder is touched
         self.spec = NetSpec.for_game(self.game, config.channels, config.hidden)
         self.optimizer, self.steps = learn.training_for(self.spec, config.optimizer, config.learning_rate,
                                                         config.value_weight, config.weight_decay)
@@ -140,8 +144,9 @@ class Run:
     @property
     def batched(self) -> bool:
         """Whether self-play goes through a pool of workers, each game with its own generator (see
-        ``workers``), rather than one game at a time on the run's generator."""
-        return self.config.selfplay_batch > 1 or self.config.workers != 1
+        ``workers``), rather than one game at a time on the run's generator (the compiled search always does)."""
+        c = self.config
+        return c.selfplay_batch > 1 or c.workers != 1 or c.search_path == "compiled"
 
 
 def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> dict:

@@ -2,8 +2,10 @@
 
 A ``SelfPlayWorker`` plays the games whose seeds it is given: ``selfplay_batch`` games at a time in
 lockstep (``selfplay.play_games``), the leaves of their searches evaluated in one network call
-(``NetworkEvaluator.many``: ``NumpyNet.forward`` or ``flax_net.jax_forward_many``). Game ``i`` draws
-everything from ``numpy.random.default_rng(seeds[i])``, so which worker plays it does not matter.
+(``NetworkEvaluator.many``: ``NumpyNet.forward`` or ``flax_net.jax_forward_many``); with
+``search_path = "compiled"`` the games go to ``compiled_search.play_games`` instead (Othello and Hex).
+Game ``i`` draws everything from ``numpy.random.default_rng(seeds[i])``, so which worker plays it does
+not matter.
 
 Three pools hand the seeds of an iteration to workers, one contiguous share per worker, and return the
 games in seed order:
@@ -72,11 +74,21 @@ class SelfPlayWorker:
         self.game = make_game(self.config.game)
         self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden)
         self.settings = search_config(self.config)
+        if self.config.search_path == "compiled":
+            from .compiled_search import rules_for
+
+            rules_for(self.game)  # a ConfigError for a game it does not know
 
     def play(self, params, seeds) -> list[SelfPlayGame]:
         """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order."""
         c, game = self.config, self.game
         predictor = predictor_for(c, game, self.spec, params)
+        if c.search_path == "compiled":
+            from . import compiled_search
+
+            rngs = [np.random.default_rng(int(seed)) for seed in seeds]
+            return compiled_search.play_games(game, predictor.forward_many, self.settings, c.temperature_moves, rngs,
+                                              c.reuse_tree, c.selfplay_batch)
         evaluator = NetworkEvaluator(predictor, predictor.predict_many)
         played = []
         for start in range(0, len(seeds), c.selfplay_batch):

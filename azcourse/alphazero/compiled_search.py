@@ -1,0 +1,626 @@
+"""Compiled self-play: AlphaZero's PUCT search on trees in numpy arrays, many games in lockstep (numba).
+
+``azcourse.core.mcts`` is the pack's readable search, the one students read and every game uses;
+this module is the only second search in the pack. It exists for speed: at the sizes the trainer
+meets for real (Othello 8x8, Hex 7x7) on two CPU cores, the generic search spends most of a
+simulation in Python (nodes as objects, a state object per move), so self-play, not training,
+bounds a run. Here the trees live in preallocated arrays and the descents, the moves of the rules
+(``azcourse.othello.compiled``, ``azcourse.hex.compiled``), the expansions and the backups run in
+numba; Python is left one batched network call per round and the per-move draws.
+
+What it computes is ``selfplay.play_games`` with ``MCTS`` (``tree_policy = "puct"``), and
+``tests/test_compiled_search.py`` checks it: the same PUCT formula and tie-breaking (the lowest
+action index), priors renormalised over the legal actions with numpy's own summation order, the
+same Dirichlet root noise drawn from each game's generator at the same points, the chosen child's
+subtree kept between moves (``reuse_tree``), and the same ``SelfPlayGame`` records. With a network
+whose outputs do not depend on the batch, the games are equal to the generic ones, float for
+float; with a float network they can differ in the last bits of a batch's rounding, as batched
+generic self-play does.
+
+The lockstep
+    ``Lockstep`` holds up to ``slots`` searches, one a game. Each round, every search that is not
+    waiting for its move to be chosen walks down its tree in compiled code to the next leaf that
+    needs the network (``_descend``; simulations that end at a terminal node are backed up on the
+    way); the leaves' encodings fill one float32 batch, ``forward_many`` evaluates it in one call,
+    and ``_expand`` adds the leaves' edges and backs their values up. Within a game the simulations
+    stay sequential, exactly as in one search. ``play_games`` refills a slot with the next game as
+    soon as one ends, so the batch stays full.
+The trees (``Trees``)
+    All the games' trees share one pool of nodes and one of edges; a node's edges (its legal
+    actions, increasing) are contiguous. A child is always added after its parent, so a node's index
+    exceeds its parent's, and ``_live`` finds every node still reachable from a root in one forward
+    scan. When a round might run out of room, the reachable nodes are copied into new arrays, grown
+    as needed (``Lockstep._make_room``).
+The root and the tree policy
+    ``_root_edge`` picks the root's edge, ``_interior_edge`` every other node's; both are PUCT
+    (``_puct``) with the root's priors mixed with the Dirichlet noise. A root policy of its own
+    (Gumbel's sequential halving) plugs in at ``_root_edge``, its interior selection at
+    ``_interior_edge``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import numba
+import numpy as np
+
+from azcourse.core.mcts import MCTSConfig, visit_distribution
+from azcourse.hex import compiled as hex_rules
+from azcourse.hex.game import Hex
+from azcourse.othello import compiled as othello_rules
+from azcourse.othello.game import Othello
+
+from .config import ConfigError
+from .selfplay import SelfPlayGame
+
+OTHELLO, HEX = 0, 1  # the games the compiled rules know
+COMPILED_GAMES = (Othello, Hex)
+EVALUATE, SEARCH, CHOOSE, IDLE = 0, 1, 2, 3  # a slot's phase: its root awaits the network, it searches, its move
+# awaits the choice, it holds no game
+DRAW = 2  # a result code (see the games' compiled modules); 0 and 1 name the winner
+
+
+class Rules(NamedTuple):
+    """A game as the compiled search sees it.
+
+    Attributes:
+        kind: ``OTHELLO`` or ``HEX``; size: the board's side n; table: the rules' uint64 table.
+        actions: the action space A; shape: the game's ``encoding_shape``; encoding: its number of entries.
+        depth: the most moves a path from a root can hold.
+        words: ``words(state)``, the game state as ``(first, second, moves, player, result)``.
+    """
+
+    kind: int
+    size: int
+    table: np.ndarray
+    actions: int
+    shape: tuple
+    encoding: int
+    depth: int
+    words: Callable
+
+
+def rules_for(game) -> Rules:
+    """The compiled rules of ``game``.
+
+    Raises:
+        ConfigError: the game is neither Othello nor Hex.
+    """
+    if isinstance(game, Othello):
+        n = game.size  # a pass never follows a pass: at most two moves per empty square
+        return Rules(OTHELLO, n, othello_rules.table(n), game.action_space_size, (3, n, n), 3 * n * n, 2 * n * n + 1,
+                     othello_rules.words)
+    if isinstance(game, Hex):
+        n = game.size
+        return Rules(HEX, n, hex_rules.table(n), game.action_space_size, (2 + 2 * n * n,), 2 + 2 * n * n, n * n,
+                     hex_rules.words)
+    raise ConfigError(f"search_path = \"compiled\" knows Othello and Hex, not {getattr(game, 'name', game)!r}: "
+                      "use search_path = \"generic\"")
+
+
+class Trees(NamedTuple):
+    """The search trees of all slots: a pool of nodes and a pool of edges (see the module docstring).
+
+    Nodes (the first ``used[0]`` entries):
+        first, second, moves: uint64, the position's bitboards; player, result: int64 (the rules' words).
+        visits: int64 ``N(s)``: 1 for the evaluation that added the node, plus one per simulation through it.
+        edge0: int64, the node's first edge; edges: int64, its number of edges (its legal actions), -1
+            until the network has evaluated it, 0 at a terminal node.
+    Edges (the first ``used[1]`` entries):
+        action: int64; prior: float64 ``P(s, a)`` (with noise at a root); n: int64 ``N(s, a)``;
+        w: float64 ``W(s, a)``, the summed results of the player who chooses at ``s``; child: int64, -1
+        until the child is added.
+    used: int64 ``(2,)``: nodes and edges in use.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    moves: np.ndarray
+    player: np.ndarray
+    result: np.ndarray
+    visits: np.ndarray
+    edge0: np.ndarray
+    edges: np.ndarray
+    action: np.ndarray
+    prior: np.ndarray
+    n: np.ndarray
+    w: np.ndarray
+    child: np.ndarray
+    used: np.ndarray
+
+
+def empty_trees(nodes: int, edges: int) -> Trees:
+    """A pool with room for ``nodes`` nodes and ``edges`` edges, none in use."""
+    u64, i64, f64 = (lambda size: np.zeros(size, np.uint64)), (lambda size: np.zeros(size, np.int64)), \
+        (lambda size: np.zeros(size, np.float64))
+    return Trees(u64(nodes), u64(nodes), u64(nodes), i64(nodes), i64(nodes), i64(nodes), i64(nodes), i64(nodes),
+                 i64(edges), f64(edges), i64(edges), f64(edges), i64(edges), i64(2))
+
+
+class Slots(NamedTuple):
+    """The lockstep state of ``B`` searches, one per slot.
+
+    Attributes:
+        root: int64 ``(B,)``: the root node (-1 in an idle slot). phase: int64 ``(B,)``: ``EVALUATE``,
+            ``SEARCH``, ``CHOOSE`` or ``IDLE``. done: int64 ``(B,)``: simulations done in this search.
+        noise: float64 ``(B, A)``: Dirichlet noise for the root's edges, in order; noisy: bool ``(B,)``:
+            noise not yet mixed into the root's priors.
+        leaf: int64 ``(B,)``: the node awaiting the network; path_node, path_edge: int64 ``(B, D)``: the
+            nodes and edges from the root to it, ``depth`` ``(B,)`` of them.
+        batch: int64 ``(B,)``: the slot of each row of the round's batch.
+    """
+
+    root: np.ndarray
+    phase: np.ndarray
+    done: np.ndarray
+    noise: np.ndarray
+    noisy: np.ndarray
+    leaf: np.ndarray
+    path_node: np.ndarray
+    path_edge: np.ndarray
+    depth: np.ndarray
+    batch: np.ndarray
+
+
+class Settings(NamedTuple):
+    """The PUCT settings of ``MCTSConfig`` that the compiled code reads."""
+
+    simulations: int
+    c_base: float
+    c_init: float
+    unvisited_value: float
+    dirichlet_fraction: float
+
+
+# -- the rules, by kind --------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _play(kind, size, table, first, second, player, action):
+    if kind == OTHELLO:
+        return othello_rules.play(size, table, first, second, player, action)
+    return hex_rules.play(size, table, first, second, player, action)
+
+
+@numba.njit(cache=True)
+def _legal_actions(kind, size, moves, result, out):
+    if kind == OTHELLO:
+        return othello_rules.legal_actions(size, moves, result, out)
+    return hex_rules.legal_actions(size, moves, result, out)
+
+
+@numba.njit(cache=True)
+def _encode(kind, size, trees, node, out):
+    if kind == OTHELLO:
+        othello_rules.encode(size, trees.first[node], trees.second[node], trees.moves[node], trees.player[node], out)
+    else:
+        hex_rules.encode(size, trees.first[node], trees.second[node], trees.player[node], out)
+
+
+# -- nodes and edges -----------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _new_node(trees, first, second, moves, player, result):
+    """Add a node for the position; its index."""
+    node = trees.used[0]
+    trees.used[0] += 1
+    trees.first[node], trees.second[node], trees.moves[node] = first, second, moves
+    trees.player[node], trees.result[node] = player, result
+    trees.visits[node], trees.edge0[node] = 1, -1
+    trees.edges[node] = 0 if result >= 0 else -1
+    return node
+
+
+@numba.njit(cache=True)
+def _pairwise_sum(values, start, count):
+    """``values[start:start + count].sum()`` in numpy's order, so that the priors are the generic
+    search's to the last bit: numpy sums fewer than 8 numbers in a row, and up to 128 in eight partial
+    sums added pairwise, then the rest (numpy splits longer arrays in halves first; no action space
+    here has more than 65 entries)."""
+    total = 0.0
+    if count < 8:
+        for i in range(start, start + count):
+            total += values[i]
+        return total
+    p0, p1, p2, p3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    p4, p5, p6, p7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    whole = start + count - count % 8
+    for i in range(start + 8, whole, 8):
+        p0, p1, p2, p3 = p0 + values[i], p1 + values[i + 1], p2 + values[i + 2], p3 + values[i + 3]
+        p4, p5, p6, p7 = p4 + values[i + 4], p5 + values[i + 5], p6 + values[i + 6], p7 + values[i + 7]
+    total = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+    for i in range(whole, start + count):
+        total += values[i]
+    return total
+
+
+@numba.njit(cache=True)
+def _add_edges(trees, node, kind, size, exp_logits, scratch):
+    """Give ``node`` one edge per legal action with the network's prior: the softmax of the logits
+    (``exp_logits``: float64 ``(A,)``, ``exp(logits - max)``) renormalised over the legal actions, as
+    ``Predictor`` and ``MCTS`` compute it; uniform if the legal actions get no mass at all."""
+    k = _legal_actions(kind, size, trees.moves[node], trees.result[node], scratch)
+    total = _pairwise_sum(exp_logits, 0, len(exp_logits))
+    e0 = trees.used[1]
+    trees.used[1] += k
+    for j in range(k):
+        e = e0 + j
+        trees.action[e] = scratch[j]
+        trees.prior[e] = exp_logits[scratch[j]] / total
+        trees.n[e], trees.w[e], trees.child[e] = 0, 0.0, -1
+    legal = _pairwise_sum(trees.prior, e0, k)
+    for e in range(e0, e0 + k):
+        trees.prior[e] = trees.prior[e] / legal if legal > 0 else 1.0 / k
+    trees.edge0[node], trees.edges[node] = e0, k
+
+
+# -- the tree policy -----------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _puct(trees, settings, node):
+    """The edge of ``node`` that maximises ``Q + C(s) P sqrt(N(s)) / (1 + N(s, a))`` (``MCTS._select``,
+    the same operations in the same order); the first best, so the lowest action, on ties."""
+    total = trees.visits[node]
+    rate = math.log((1 + total + settings.c_base) / settings.c_base) + settings.c_init
+    root_total = math.sqrt(total)
+    best, pick = -math.inf, trees.edge0[node]
+    for e in range(trees.edge0[node], trees.edge0[node] + trees.edges[node]):
+        n = trees.n[e]
+        score = (trees.w[e] / n if n > 0 else settings.unvisited_value) + rate * trees.prior[e] * root_total / (1 + n)
+        if score > best:
+            best, pick = score, e
+    return pick
+
+
+@numba.njit(cache=True)
+def _root_edge(trees, settings, node):
+    """The edge the root follows (the root policy): PUCT on the noisy priors."""
+    return _puct(trees, settings, node)
+
+
+@numba.njit(cache=True)
+def _interior_edge(trees, settings, node):
+    """The edge any other decision node follows (the tree policy): PUCT."""
+    return _puct(trees, settings, node)
+
+
+@numba.njit(cache=True)
+def _mix_noise(trees, slots, settings, slot):
+    """The root's priors become ``(1 - f) P + f noise`` (``MCTS.search_steps``)."""
+    root, f = slots.root[slot], settings.dirichlet_fraction
+    for j in range(trees.edges[root]):
+        e = trees.edge0[root] + j
+        trees.prior[e] = (1 - f) * trees.prior[e] + f * slots.noise[slot, j]
+    slots.noisy[slot] = False
+
+
+# -- simulations ---------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _backup(trees, slots, slot, value0, value1):
+    """Add one simulation's results (``value0`` for player 0, ``value1`` for player 1) along the slot's path."""
+    for d in range(slots.depth[slot]):
+        node, e = slots.path_node[slot, d], slots.path_edge[slot, d]
+        trees.visits[node] += 1
+        trees.n[e] += 1
+        trees.w[e] += value0 if trees.player[node] == 0 else value1
+    slots.done[slot] += 1
+
+
+@numba.njit(cache=True)
+def _simulate(trees, slots, settings, kind, size, table, slot):
+    """One simulation of ``slot``'s search, down from its root: the new leaf that awaits the network,
+    or -1 when the simulation ended at a terminal node (then it is backed up here)."""
+    node, depth = slots.root[slot], 0
+    while trees.result[node] < 0:
+        e = _root_edge(trees, settings, node) if depth == 0 else _interior_edge(trees, settings, node)
+        slots.path_node[slot, depth], slots.path_edge[slot, depth] = node, e
+        depth += 1
+        child = trees.child[e]
+        if child < 0:
+            first, second, moves, player, result = _play(kind, size, table, trees.first[node], trees.second[node],
+                                                         trees.player[node], trees.action[e])
+            child = trees.child[e] = _new_node(trees, first, second, moves, player, result)
+            if result < 0:
+                slots.depth[slot], slots.leaf[slot] = depth, child
+                return child
+        node = child
+    slots.depth[slot] = depth
+    result = trees.result[node]
+    value0 = 0.0 if result == DRAW else (1.0 if result == 0 else -1.0)
+    _backup(trees, slots, slot, value0, -value0)
+    return -1
+
+
+@numba.njit(cache=True)
+def _descend(trees, slots, settings, kind, size, table, x):
+    """One round's walk down every searching slot's tree: the encodings of the nodes that await the
+    network go to ``x`` (float32 ``(B, encoding)``), their slots to ``slots.batch``; their number."""
+    m = 0
+    for slot in range(len(slots.root)):
+        if slots.phase[slot] == EVALUATE:
+            node = slots.root[slot]
+        elif slots.phase[slot] == SEARCH:
+            if slots.noisy[slot]:
+                _mix_noise(trees, slots, settings, slot)
+            node = -1
+            while node < 0 and slots.done[slot] < settings.simulations:
+                node = _simulate(trees, slots, settings, kind, size, table, slot)
+            if node < 0:
+                slots.phase[slot] = CHOOSE
+                continue
+        else:
+            continue
+        _encode(kind, size, trees, node, x[m])
+        slots.batch[m] = slot
+        m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def _expand(trees, slots, settings, kind, size, m, exp_logits, values, scratch):
+    """The network's answers for the round's batch: ``exp_logits`` float64 ``(m, A)``, ``values``
+    float32 ``(m,)`` for the player to move. Each node gets its edges; a root starts its search, a
+    leaf's value is backed up (the other player gets its negative)."""
+    for j in range(m):
+        slot = slots.batch[j]
+        evaluating_root = slots.phase[slot] == EVALUATE
+        node = slots.root[slot] if evaluating_root else slots.leaf[slot]
+        _add_edges(trees, node, kind, size, exp_logits[j], scratch)
+        if evaluating_root:
+            slots.phase[slot] = SEARCH
+            continue
+        value = np.float64(values[j])
+        value0 = value if trees.player[node] == 0 else -value
+        _backup(trees, slots, slot, value0, -value0)
+        if slots.done[slot] == settings.simulations:
+            slots.phase[slot] = CHOOSE
+
+
+# -- between moves -------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _set_root(trees, slots, kind, size, slot, first, second, moves, player, result, scratch):
+    """A new tree for ``slot`` at the position (a decision state); the number of its legal actions."""
+    slots.root[slot] = _new_node(trees, first, second, moves, player, result)
+    slots.phase[slot], slots.done[slot], slots.noisy[slot] = EVALUATE, 0, False
+    return _legal_actions(kind, size, moves, result, scratch)
+
+
+@numba.njit(cache=True)
+def _collect(trees, slots, kind, size, finished, visits, x, movers):
+    """For each slot of ``finished``: the root's visit counts into ``visits`` (int64 ``(F, A)``, zeros
+    elsewhere), its encoding into ``x`` and the player to move into ``movers``."""
+    for j in range(len(finished)):
+        root = slots.root[finished[j]]
+        for e in range(trees.edge0[root], trees.edge0[root] + trees.edges[root]):
+            visits[j, trees.action[e]] = trees.n[e]
+        _encode(kind, size, trees, root, x[j])
+        movers[j] = trees.player[root]
+
+
+@numba.njit(cache=True)
+def _advance(trees, slots, kind, size, table, finished, actions, reuse, results, legal, scratch):
+    """Play ``actions[j]`` in slot ``finished[j]``. The slot keeps the child's subtree with ``reuse``
+    (``MCTS.advance``), else starts a new tree there; a game that ends leaves the slot idle. Writes the
+    new position's result code (-1: the game goes on) to ``results`` and its legal actions' number to
+    ``legal``."""
+    for j in range(len(finished)):
+        slot, root = finished[j], slots.root[finished[j]]
+        child = -1
+        for e in range(trees.edge0[root], trees.edge0[root] + trees.edges[root]):
+            if trees.action[e] == actions[j]:
+                child = trees.child[e]
+        if reuse and child >= 0:
+            results[j] = trees.result[child]
+            legal[j] = trees.edges[child]
+            slots.root[slot], slots.phase[slot], slots.done[slot], slots.noisy[slot] = child, SEARCH, 0, False
+        else:
+            first, second, moves, player, result = _play(kind, size, table, trees.first[root], trees.second[root],
+                                                         trees.player[root], actions[j])
+            results[j] = result
+            if result < 0:
+                legal[j] = _set_root(trees, slots, kind, size, slot, first, second, moves, player, result, scratch)
+        if results[j] >= 0:
+            slots.root[slot], slots.phase[slot] = -1, IDLE
+
+
+@numba.njit(cache=True)
+def _live(trees, slots):
+    """Which nodes a root still reaches (bool ``(used nodes,)``), in one forward scan (a child's index
+    exceeds its parent's); and how many nodes and edges that is."""
+    keep = np.zeros(trees.used[0], dtype=np.bool_)
+    for root in slots.root:
+        if root >= 0:
+            keep[root] = True
+    nodes = edges = 0
+    for node in range(trees.used[0]):
+        if keep[node]:
+            nodes += 1
+            for e in range(trees.edge0[node], trees.edge0[node] + max(trees.edges[node], 0)):
+                edges += 1
+                if trees.child[e] >= 0:
+                    keep[trees.child[e]] = True
+    return keep, nodes, edges
+
+
+@numba.njit(cache=True)
+def _copy_live(old, new, keep, slots):
+    """Copy the nodes of ``keep`` and their edges from ``old`` into the empty ``new``, in order, and
+    renumber the children and the slots' roots."""
+    index = np.full(len(keep), -1)
+    count = 0
+    for node in range(len(keep)):
+        if keep[node]:
+            index[node] = count
+            count += 1
+    for node in range(len(keep)):
+        if not keep[node]:
+            continue
+        to = new.used[0]
+        new.used[0] += 1
+        new.first[to], new.second[to], new.moves[to] = old.first[node], old.second[node], old.moves[node]
+        new.player[to], new.result[to], new.visits[to] = old.player[node], old.result[node], old.visits[node]
+        new.edges[to], new.edge0[to] = old.edges[node], -1
+        if old.edges[node] > 0:
+            new.edge0[to] = new.used[1]
+            for e in range(old.edge0[node], old.edge0[node] + old.edges[node]):
+                f = new.used[1]
+                new.used[1] += 1
+                new.action[f], new.prior[f], new.n[f], new.w[f] = old.action[e], old.prior[e], old.n[e], old.w[e]
+                new.child[f] = index[old.child[e]] if old.child[e] >= 0 else -1
+    for slot in range(len(slots.root)):
+        if slots.root[slot] >= 0:
+            slots.root[slot] = index[slots.root[slot]]
+
+
+# -- the driver ----------------------------------------------------------------------------------------
+class Lockstep:
+    """Up to ``slots`` PUCT searches of one game in lockstep (see the module docstring).
+
+    Args:
+        rules: ``rules_for(game)``.
+        config: the search's ``MCTSConfig`` (``tree_policy = "puct"``; its ``simulations``, ``c_base``,
+            ``c_init``, ``unvisited_value`` and Dirichlet noise are used).
+        slots: searches at once, the rows of a network batch.
+    """
+
+    def __init__(self, rules: Rules, config: MCTSConfig, slots: int):
+        if config.tree_policy != "puct":
+            raise ValueError("the compiled search is PUCT's (tree_policy = 'puct')")
+        self.rules, self.config = rules, config
+        self.settings = Settings(config.simulations, config.c_base, config.c_init, config.unvisited_value,
+                                 config.dirichlet_fraction)
+        self.reserve = (slots * (config.simulations + 2), slots * rules.actions)  # a round's most new nodes, edges
+        self.trees = empty_trees(4 * self.reserve[0], 4 * self.reserve[1])
+        i64 = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
+        self.slots = Slots(np.full(slots, -1), np.full(slots, IDLE), i64(slots), np.zeros((slots, rules.actions)),
+                           np.zeros(slots, np.bool_), i64(slots), i64(slots, rules.depth), i64(slots, rules.depth),
+                           i64(slots), i64(slots))
+        self.rngs: list = [None] * slots
+        self.x = np.zeros((slots, rules.encoding), np.float32)
+        self.scratch = i64(rules.actions)
+
+    def start(self, slot: int, state, rng: np.random.Generator) -> None:
+        """A new search tree in ``slot`` at the decision state ``state``; ``rng`` draws its noise."""
+        self.rngs[slot] = rng
+        r = self.rules
+        first, second, moves, player, result = r.words(state)
+        legal = _set_root(self.trees, self.slots, r.kind, r.size, slot, np.uint64(first), np.uint64(second),
+                          np.uint64(moves), player, result, self.scratch)
+        self._draw_noise(slot, legal)
+
+    def _draw_noise(self, slot: int, legal: int) -> None:
+        """The root noise of the slot's next search: ``Dirichlet(alpha)`` over its legal actions, from its generator."""
+        if self.config.dirichlet_alpha > 0:
+            self.slots.noise[slot, :legal] = self.rngs[slot].dirichlet(np.full(legal, self.config.dirichlet_alpha))
+            self.slots.noisy[slot] = True
+
+    def step(self, forward_many: Callable) -> np.ndarray:
+        """One round: every searching slot walks to its next leaf, the leaves go to ``forward_many``
+        (float32 ``(m, *encoding_shape)`` -> logits ``(m, A)``, values ``(m,)``) in one call, the results go
+        back up. Returns the slots whose search has finished (int64), their move to be chosen."""
+        self._make_room()
+        r, trees, slots = self.rules, self.trees, self.slots
+        m = _descend(trees, slots, self.settings, r.kind, r.size, r.table, self.x)
+        if m:
+            logits, values = forward_many(self.x[:m].reshape(m, *r.shape))
+            logits = np.asarray(logits)
+            exp_logits = np.exp(logits.astype(np.float64) - logits.max(axis=1, keepdims=True))
+            _expand(trees, slots, self.settings, r.kind, r.size, m, exp_logits, np.asarray(values, np.float32),
+                    self.scratch)
+        return np.flatnonzero(slots.phase == CHOOSE)
+
+    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(visits int64 (F, A), encodings float32 (F, *encoding_shape), players to move int64 (F,))``
+        at the roots of the ``finished`` slots."""
+        visits = np.zeros((len(finished), self.rules.actions), np.int64)
+        x = np.zeros((len(finished), self.rules.encoding), np.float32)
+        movers = np.zeros(len(finished), np.int64)
+        _collect(self.trees, self.slots, self.rules.kind, self.rules.size, finished, visits, x, movers)
+        return visits, x.reshape(len(finished), *self.rules.shape), movers
+
+    def advance(self, finished: np.ndarray, actions: np.ndarray, reuse: bool) -> np.ndarray:
+        """Play ``actions`` (int64 ``(F,)``) in the ``finished`` slots and start their next searches
+        (the chosen child's subtree kept with ``reuse``); int64 ``(F,)``: the result code of each new
+        position, -1 where the game goes on (a slot whose game ended is idle)."""
+        r = self.rules
+        results, legal = np.full(len(finished), -1), np.zeros(len(finished), np.int64)
+        _advance(self.trees, self.slots, r.kind, r.size, r.table, finished, actions, reuse, results, legal,
+                 self.scratch)
+        for slot, result, count in zip(finished.tolist(), results.tolist(), legal.tolist()):
+            if result < 0:
+                self._draw_noise(slot, count)
+        return results
+
+    def _make_room(self) -> None:
+        """Before a round: if the pools might overflow, keep only what the roots reach, in pools grown
+        to at least twice what is kept plus a round's worth."""
+        trees, (nodes, edges) = self.trees, self.reserve
+        if trees.used[0] + nodes <= len(trees.visits) and trees.used[1] + edges <= len(trees.action):
+            return
+        keep, live_nodes, live_edges = _live(trees, self.slots)
+        new = empty_trees(max(len(trees.visits), 2 * (live_nodes + nodes)), max(len(trees.action), 2 * (live_edges + edges)))
+        _copy_live(trees, new, keep, self.slots)
+        self.trees = new
+
+
+def returns_of(result: int) -> np.ndarray:
+    """float64 ``(2,)``: the players' returns for a result code, as the games give them (a draw: 0 and -0)."""
+    value = 0.0 if result == DRAW else (1.0 if result == 0 else -1.0)
+    return np.array([value, -value])
+
+
+def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_moves: int, rngs: list,
+               reuse_tree: bool = True, batch: int = 64) -> list[SelfPlayGame]:
+    """``len(rngs)`` self-play games of Othello or Hex, game ``i`` drawing from ``rngs[i]``, at most
+    ``batch`` at once: the games ``selfplay.play_games`` plays with ``MCTS(game, evaluator, config, rng)``
+    and a network evaluator of ``forward_many`` (see the module docstring).
+
+    Each move: the search's visit distribution is ``pi``; the move is drawn from it with the game's
+    generator for the first ``temperature_moves`` moves, and is the most visited action afterwards.
+
+    Args:
+        forward_many: float32 ``(m, *encoding_shape)`` -> (logits ``(m, A)``, values ``(m,)``), e.g.
+            ``NumpyNet.forward`` or ``Predictor.forward_many``.
+
+    Returns:
+        One ``SelfPlayGame`` per generator, in order.
+
+    Raises:
+        ConfigError: the game is neither Othello nor Hex.
+    """
+    rules = rules_for(game)
+    lock = Lockstep(rules, config, min(batch, len(rngs)))
+    records = [([], [], []) for _ in rngs]  # xs, pis, movers of each game
+    played: list = [None] * len(rngs)
+    playing = np.full(len(lock.slots.root), -1)  # the game in each slot
+    waiting = iter(range(len(rngs)))
+
+    def refill(slot: int) -> None:
+        index = next(waiting, -1)
+        playing[slot] = index
+        if index >= 0:
+            lock.start(slot, game.initial_state(rngs[index]), rngs[index])
+
+    for slot in range(len(playing)):
+        refill(slot)
+    while (playing >= 0).any():
+        finished = lock.step(forward_many)
+        if not len(finished):
+            continue
+        visits, x, movers = lock.results(finished)
+        actions = np.zeros(len(finished), np.int64)
+        for j, slot in enumerate(finished.tolist()):
+            xs, pis, players = records[playing[slot]]
+            pi = visit_distribution(visits[j], 1.0)
+            xs.append(x[j])
+            pis.append(pi)
+            players.append(movers[j])
+            if len(players) <= temperature_moves:
+                actions[j] = rngs[playing[slot]].choice(len(pi), p=pi)
+            else:
+                actions[j] = np.argmax(pi)
+        for slot, result in zip(finished.tolist(), lock.advance(finished, actions, reuse_tree).tolist()):
+            if result >= 0:
+                xs, pis, players = records[playing[slot]]
+                returns = returns_of(result)
+                played[playing[slot]] = SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
+                                                     returns[np.asarray(players, np.int64)].astype(np.float32), returns)
+                refill(slot)
+    return played

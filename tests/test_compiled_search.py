@@ -1,0 +1,211 @@
+"""The compiled self-play search (``azcourse.alphazero.compiled_search``) against the generic one.
+
+The network is a small random numpy MLP (``NumpyNet``) whose weights are multiples of 1/8 (1/64 in the
+value head): on the 0/1 encodings every product and sum is exact in float32, so a position's logits and
+value do not depend on the batch it is evaluated in. The compiled path, which evaluates one batch of
+many games a round, must then reproduce the generic search, which evaluates one position a call, to the
+last bit: the same visit counts at every move, the same moves, the same records.
+"""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from azcourse.alphazero import compiled_search
+from azcourse.alphazero.compiled_search import Lockstep, play_games, returns_of, rules_for
+from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
+from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
+from azcourse.alphazero.selfplay import play_game
+from azcourse.alphazero.train import train
+from azcourse.alphazero.workers import SelfPlayWorker
+from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.mcts import MCTS, MCTSConfig
+from azcourse.hex import compiled as hex_rules
+from azcourse.othello import compiled as othello_rules
+from azcourse.registry import make_game
+
+SETTINGS = MCTSConfig(simulations=24, tree_policy="puct", c_base=40.0, c_init=1.1, unvisited_value=-0.2,
+                      dirichlet_alpha=0.5, dirichlet_fraction=0.3)
+
+
+def dyadic_params(game, hidden=16, seed=0) -> dict:
+    """A one-hidden-layer MLP's ``params`` for ``game``, every weight a small multiple of 1/8 (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    inputs, actions = int(np.prod(game.encoding_shape)), game.action_space_size
+    layer = lambda fan_in, fan_out, unit: {"kernel": rng.integers(-4, 5, (fan_in, fan_out)) * unit,  # noqa: E731
+                                           "bias": rng.integers(-4, 5, fan_out) * unit}
+    return {"hidden_0": layer(inputs, hidden, 1 / 8), "policy_head": layer(hidden, actions, 1 / 8),
+            "value_head": layer(hidden, 1, 1 / 64)}
+
+
+def dyadic_net(game, seed=0) -> NumpyNet:
+    return NumpyNet(NetSpec.for_game(game, (), (16,)), dyadic_params(game, seed=seed))
+
+
+class RecordingMCTS(MCTS):
+    """The generic search, keeping the root's visit counts of every search."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.visits = []
+
+    def search_steps(self, state, *args):
+        result = yield from super().search_steps(state, *args)
+        self.visits.append(result.visits)
+        return result
+
+
+def generic_games(game, net, seeds, settings, temperature_moves, reuse_tree):
+    """One generic self-play game per seed, each on its own generator; and each game's visit counts per move."""
+    played, visits = [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        search = RecordingMCTS(game, NetworkEvaluator(Predictor(game, net)), settings, rng)
+        played.append(play_game(game, search, temperature_moves, rng, reuse_tree))
+        visits.append(search.visits)
+    return played, visits
+
+
+def same_games(expected, played):
+    assert len(expected) == len(played)
+    for one, two in zip(expected, played):
+        for name in ("x", "pi", "z", "returns"):
+            np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
+            assert getattr(one, name).dtype == getattr(two, name).dtype and getattr(one, name).shape == \
+                getattr(two, name).shape, name
+
+
+@pytest.mark.parametrize("name", ["othello4", "othello6", "othello8", "hex3", "hex5", "hex7", "hex8"])
+def test_the_compiled_rules_play_the_games(name):
+    """Random games: the legal actions, next states, ends, results and encodings of the compiled rules are the game's."""
+    game = make_game(name)
+    module = othello_rules if name.startswith("othello") else hex_rules
+    n, table, rng = game.size, module.table(game.size), np.random.default_rng(len(name) + game.size)
+    actions, x = np.zeros(game.action_space_size + 1, np.int64), np.zeros(int(np.prod(game.encoding_shape)), np.float32)
+    ends = set()
+    for _ in range(25):
+        state = game.initial_state()
+        while True:
+            first, second, moves, player, result = module.words(state)
+            k = module.legal_actions(n, np.uint64(moves), result, actions)
+            assert actions[:k].tolist() == np.flatnonzero(game.legal_mask(state)).tolist()
+            if module is othello_rules:
+                module.encode(n, np.uint64(first), np.uint64(second), np.uint64(moves), player, x)
+            else:
+                module.encode(n, np.uint64(first), np.uint64(second), player, x)
+            np.testing.assert_array_equal(x, game.encode(state).reshape(-1))
+            assert (result >= 0) == game.is_terminal(state)
+            if result >= 0:
+                np.testing.assert_array_equal(returns_of(result), game.returns(state))
+                ends.add(result)
+                break
+            action = int(rng.choice(actions[:k]))
+            state = game.next_state(state, action)
+            played = module.play(n, table, np.uint64(first), np.uint64(second), player, action)
+            assert tuple(int(w) for w in played) == module.words(state)
+    assert {0, 1} <= ends
+
+
+@pytest.mark.parametrize("name, reuse_tree", [("othello8", True), ("othello6", True), ("hex5", True), ("hex7", True),
+                                              ("othello6", False), ("hex5", False)])
+def test_compiled_self_play_is_the_generic_search(name, reuse_tree, monkeypatch):
+    """Whole self-play games, 3 at a time (a slot is refilled): the same visit counts at every move, the same
+    moves and the same records as ``selfplay.play_game`` with ``MCTS``; the pools are repacked on the way."""
+    game, seeds = make_game(name), [5, 6, 7, 8]
+    net = dyadic_net(game)
+    expected, expected_visits = generic_games(game, net, seeds, SETTINGS, 4, reuse_tree)
+
+    visits = {seed: [] for seed in seeds}
+    playing, repacks = {}, []
+    start, results, copy_live = Lockstep.start, Lockstep.results, compiled_search._copy_live
+
+    def recording_start(self, slot, state, rng):
+        playing[slot] = seeds[[id(r) for r in rngs].index(id(rng))]
+        start(self, slot, state, rng)
+
+    def recording_results(self, finished):
+        out = results(self, finished)
+        for row, slot in zip(out[0], finished.tolist()):
+            visits[playing[slot]].append(row)
+        return out
+
+    monkeypatch.setattr(Lockstep, "start", recording_start)
+    monkeypatch.setattr(Lockstep, "results", recording_results)
+    monkeypatch.setattr(compiled_search, "_copy_live", lambda *args: repacks.append(1) or copy_live(*args))
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    played = play_games(game, net.forward, SETTINGS, 4, rngs, reuse_tree, batch=3)
+    same_games(expected, played)
+    for seed, searches in zip(seeds, expected_visits):
+        np.testing.assert_array_equal(np.array(visits[seed]), np.array(searches))
+    assert repacks
+    if reuse_tree:  # a kept subtree's counts carry over to the next search
+        assert max(v.sum() for searches in expected_visits for v in searches) > SETTINGS.simulations
+
+
+def test_the_priors_are_the_generic_searchs_to_the_last_bit():
+    """A float network, one position a call on both paths: after a search without noise the root's priors
+    are the generic search's bit for bit (numpy's pairwise summation order included), and so are its visits."""
+    game, rng = make_game("hex5"), np.random.default_rng(2)
+    params = dyadic_params(game, hidden=32)
+    params = {layer: {name: rng.standard_normal(value.shape) for name, value in leaves.items()}
+              for layer, leaves in params.items()}
+    net = NumpyNet(NetSpec.for_game(game, (), (32,)), params)
+    settings = MCTSConfig(simulations=8, tree_policy="puct")
+    state = game.initial_state()
+    for _ in range(6):
+        search = MCTS(game, NetworkEvaluator(Predictor(game, net)), settings, 0)
+        expected = search.search(state)
+        lock = Lockstep(rules_for(game), settings, 1)
+        lock.start(0, state, np.random.default_rng(0))
+        while not len(lock.step(net.forward)):
+            pass
+        root = lock.slots.root[0]
+        edges = slice(lock.trees.edge0[root], lock.trees.edge0[root] + lock.trees.edges[root])
+        np.testing.assert_array_equal(lock.trees.prior[edges], search.root.prior)
+        np.testing.assert_array_equal(lock.results(np.array([0]))[0][0], expected.visits)
+        state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+
+
+def test_without_noise_and_with_the_default_settings():
+    game, seeds = make_game("hex5"), [1, 2]
+    net = dyadic_net(game, seed=3)
+    settings = MCTSConfig(simulations=16, tree_policy="puct")
+    expected, _ = generic_games(game, net, seeds, settings, 0, True)
+    same_games(expected, play_games(game, net.forward, settings, 0, [np.random.default_rng(s) for s in seeds]))
+
+
+def test_the_worker_plays_the_same_games_on_either_search_path():
+    """``SelfPlayWorker`` with ``search_path = "compiled"``: the games of the generic path, seed for seed."""
+    config = dict(game="othello6", simulations=12, temperature_moves=3, selfplay_batch=3, hidden=(16,))
+    params = dyadic_params(make_game("othello6"))
+    seeds = [11, 12, 13, 14]
+    generic = SelfPlayWorker(AlphaZeroConfig(**config).to_dict()).play(params, seeds)
+    compiled = SelfPlayWorker(AlphaZeroConfig(**config, search_path="compiled").to_dict()).play(params, seeds)
+    same_games(generic, compiled)
+
+
+def test_a_game_without_compiled_rules_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="knows Othello and Hex, not 'tictactoe'"):
+        rules_for(make_game("tictactoe"))
+    with pytest.raises(ConfigError, match="search_path must be one of generic, compiled"):
+        AlphaZeroConfig(search_path="fast")
+    with pytest.raises(ConfigError, match="not 'tak3'"):
+        train(AlphaZeroConfig(game="tak3", search_path="compiled"), tmp_path / "run", show_progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_trainer_trains_on_the_compiled_path(tmp_path, monkeypatch):
+    calls = []
+    compiled_play = compiled_search.play_games
+    monkeypatch.setattr(compiled_search, "play_games", lambda *args: calls.append(len(args[4])) or compiled_play(*args))
+    config = AlphaZeroConfig(game="hex4", iterations=2, games_per_iteration=5, simulations=8, temperature_moves=2,
+                             replay_positions=300, batch_size=16, train_steps=3, hidden=(16,), selfplay_batch=4,
+                             search_path="compiled")
+    result = train(config, tmp_path / "run", show_progress=False)
+    assert result.iterations == 2 and calls == [5, 5]
+    with (tmp_path / "run" / "log.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["games"]) for r in rows] == [5, 10] and all(float(r["total_loss"]) > 0 for r in rows)
+    assert 'search_path = "compiled"' in (tmp_path / "run" / "config.toml").read_text()
