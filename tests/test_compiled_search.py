@@ -9,6 +9,8 @@ last bit: the same visit counts at every move, the same moves, the same records.
 from __future__ import annotations
 
 import csv
+import functools
+import operator
 
 import numpy as np
 import pytest
@@ -17,7 +19,7 @@ from azcourse.alphazero import compiled_search
 from azcourse.alphazero.compiled_search import Lockstep, play_games, returns_of, rules_for
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
-from azcourse.alphazero.selfplay import play_game
+from azcourse.alphazero.selfplay import SelfPlayGame, play_game
 from azcourse.alphazero.train import train
 from azcourse.alphazero.workers import SelfPlayWorker
 from azcourse.core.evaluators import NetworkEvaluator
@@ -28,6 +30,8 @@ from azcourse.registry import make_game
 
 SETTINGS = MCTSConfig(simulations=24, tree_policy="puct", c_base=40.0, c_init=1.1, unvisited_value=-0.2,
                       dirichlet_alpha=0.5, dirichlet_fraction=0.3)
+GUMBEL = MCTSConfig(simulations=20, tree_policy="puct", root_policy="gumbel", max_considered_actions=6, c_visit=30.0,
+                    c_scale=0.2)
 
 
 def dyadic_params(game, hidden=16, seed=0) -> dict:
@@ -66,6 +70,51 @@ def generic_games(game, net, seeds, settings, temperature_moves, reuse_tree):
         played.append(play_game(game, search, temperature_moves, rng, reuse_tree))
         visits.append(search.visits)
     return played, visits
+
+
+def gumbel_games(game, net, seeds, settings):
+    """Gumbel self-play on ``MCTS.search`` (as ``selfplay.play_games`` plays it with the Gumbel root policy):
+    each position's target is the search's improved policy and each move the search's choice; and each
+    game's visit counts per move."""
+    played, visits = [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        search = RecordingMCTS(game, NetworkEvaluator(Predictor(game, net)), settings, rng)
+        state, xs, pis, players = game.initial_state(rng), [], [], []
+        while not game.is_terminal(state):
+            result = search.search(state)
+            xs.append(game.encode(state))
+            pis.append(result.policy)
+            players.append(result.player)
+            search.advance(result.action)
+            state = game.next_state(state, result.action)
+        returns = game.returns(state)
+        played.append(SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
+                                   returns[players].astype(np.float32), returns))
+        visits.append(search.visits)
+    return played, visits
+
+
+def record_compiled_searches(monkeypatch, seeds, rngs) -> tuple[dict, list]:
+    """Make ``Lockstep`` keep the visit counts of every search, by the seed of its game; and count the
+    repacks of its pools. Returns ``({seed: [visits, ...]}, repacks)``."""
+    visits, playing, repacks = {seed: [] for seed in seeds}, {}, []
+    start, results, copy_live = Lockstep.start, Lockstep.results, compiled_search._copy_live
+
+    def recording_start(self, slot, state, rng):
+        playing[slot] = seeds[[id(r) for r in rngs].index(id(rng))]
+        start(self, slot, state, rng)
+
+    def recording_results(self, finished):
+        found = results(self, finished)
+        for row, slot in zip(found.visits, finished.tolist()):
+            visits[playing[slot]].append(row)
+        return found
+
+    monkeypatch.setattr(Lockstep, "start", recording_start)
+    monkeypatch.setattr(Lockstep, "results", recording_results)
+    monkeypatch.setattr(compiled_search, "_copy_live", lambda *args: repacks.append(1) or copy_live(*args))
+    return visits, repacks
 
 
 def same_games(expected, played):
@@ -116,25 +165,8 @@ def test_compiled_self_play_is_the_generic_search(name, reuse_tree, monkeypatch)
     game, seeds = make_game(name), [5, 6, 7, 8]
     net = dyadic_net(game)
     expected, expected_visits = generic_games(game, net, seeds, SETTINGS, 4, reuse_tree)
-
-    visits = {seed: [] for seed in seeds}
-    playing, repacks = {}, []
-    start, results, copy_live = Lockstep.start, Lockstep.results, compiled_search._copy_live
-
-    def recording_start(self, slot, state, rng):
-        playing[slot] = seeds[[id(r) for r in rngs].index(id(rng))]
-        start(self, slot, state, rng)
-
-    def recording_results(self, finished):
-        out = results(self, finished)
-        for row, slot in zip(out[0], finished.tolist()):
-            visits[playing[slot]].append(row)
-        return out
-
-    monkeypatch.setattr(Lockstep, "start", recording_start)
-    monkeypatch.setattr(Lockstep, "results", recording_results)
-    monkeypatch.setattr(compiled_search, "_copy_live", lambda *args: repacks.append(1) or copy_live(*args))
     rngs = [np.random.default_rng(seed) for seed in seeds]
+    visits, repacks = record_compiled_searches(monkeypatch, seeds, rngs)
     played = play_games(game, net.forward, SETTINGS, 4, rngs, reuse_tree, batch=3)
     same_games(expected, played)
     for seed, searches in zip(seeds, expected_visits):
@@ -164,8 +196,42 @@ def test_the_priors_are_the_generic_searchs_to_the_last_bit():
         root = lock.slots.root[0]
         edges = slice(lock.trees.edge0[root], lock.trees.edge0[root] + lock.trees.edges[root])
         np.testing.assert_array_equal(lock.trees.prior[edges], search.root.prior)
-        np.testing.assert_array_equal(lock.results(np.array([0]))[0][0], expected.visits)
+        np.testing.assert_array_equal(lock.results(np.array([0])).visits[0], expected.visits)
         state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+
+
+@pytest.mark.parametrize("name", ["othello8", "othello6", "hex5", "hex7"])
+def test_compiled_gumbel_self_play_is_the_generic_search(name, monkeypatch):
+    """The Gumbel root policy: whole self-play games, 2 at a time, with the generic search's visit counts,
+    improved policies and choices."""
+    game, seeds = make_game(name), [3, 4, 5]
+    net = dyadic_net(game, seed=1)
+    expected, expected_visits = gumbel_games(game, net, seeds, GUMBEL)
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    visits, _ = record_compiled_searches(monkeypatch, seeds, rngs)
+    same_games(expected, play_games(game, net.forward, GUMBEL, 4, rngs, True, batch=2))
+    for seed, searches in zip(seeds, expected_visits):
+        np.testing.assert_array_equal(np.array(visits[seed]), np.array(searches))
+
+
+@pytest.mark.parametrize("compensated", [False, True])
+def test_sums_are_pythons(compensated):
+    """``_python_sum`` adds as the builtin ``sum`` of the running Python does (Neumaier's compensation from
+    3.12 on), and as the other version's would (its loop written out below)."""
+    def neumaier(values):  # CPython 3.12's sum() of floats
+        total, carry = 0 + values[0], 0.0
+        for x in values[1:]:
+            t = total + x
+            carry += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+            total = t
+        return total + carry if carry and np.isfinite(carry) else total
+
+    rng = np.random.default_rng(0)
+    for count in range(1, 70):
+        values = rng.standard_normal(count) * 10.0 ** rng.integers(-8, 8, count)
+        expected = sum(values.tolist()) if compensated == compiled_search.COMPENSATED_SUM else \
+            (neumaier if compensated else lambda v: functools.reduce(operator.add, v))(values.tolist())
+        assert compiled_search._python_sum(values, count, compensated) == expected
 
 
 def test_without_noise_and_with_the_default_settings():

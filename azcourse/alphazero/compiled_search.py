@@ -8,14 +8,15 @@ bounds a run. Here the trees live in preallocated arrays and the descents, the m
 (``azcourse.othello.compiled``, ``azcourse.hex.compiled``), the expansions and the backups run in
 numba; Python is left one batched network call per round and the per-move draws.
 
-What it computes is ``selfplay.play_games`` with ``MCTS`` (``tree_policy = "puct"``), and
-``tests/test_compiled_search.py`` checks it: the same PUCT formula and tie-breaking (the lowest
-action index), priors renormalised over the legal actions with numpy's own summation order, the
-same Dirichlet root noise drawn from each game's generator at the same points, the chosen child's
-subtree kept between moves (``reuse_tree``), and the same ``SelfPlayGame`` records. With a network
-whose outputs do not depend on the batch, the games are equal to the generic ones, float for
-float; with a float network they can differ in the last bits of a batch's rounding, as batched
-generic self-play does.
+What it computes is ``selfplay.play_games`` with ``MCTS`` (``tree_policy = "puct"``, either root
+policy), and ``tests/test_compiled_search.py`` checks it: the same PUCT formula and tie-breaking (the
+lowest action index), priors renormalised over the legal actions with numpy's own summation order,
+the same Dirichlet root noise drawn from each game's generator at the same points, the chosen
+child's subtree kept between moves (``reuse_tree``), the same Gumbel search (its noise, sequential
+halving, completed Q, improved policy and choice, with Python's own float sums), and the same
+``SelfPlayGame`` records. With a network whose outputs do not depend on the batch, the games are
+equal to the generic ones, float for float; with a float network they can differ in the last bits
+of a batch's rounding, as batched generic self-play does.
 
 The lockstep
     ``Lockstep`` holds up to ``slots`` searches, one a game. Each round, every search that is not
@@ -32,20 +33,23 @@ The trees (``Trees``)
     scan. When a round might run out of room, the reachable nodes are copied into new arrays, grown
     as needed (``Lockstep._make_room``).
 The root and the tree policy
-    ``_root_edge`` picks the root's edge, ``_interior_edge`` every other node's; both are PUCT
-    (``_puct``) with the root's priors mixed with the Dirichlet noise. A root policy of its own
-    (Gumbel's sequential halving) plugs in at ``_root_edge``, its interior selection at
-    ``_interior_edge``.
+    ``_root_edge`` picks the root's edge, ``_interior_edge`` every other node's. With the PUCT root
+    policy both are PUCT (``_puct``), the root's priors mixed with the Dirichlet noise. With the
+    Gumbel root policy (``MCTSConfig.root_policy = "gumbel"``) the root follows sequential halving
+    over the Gumbel-Top-k actions (``_best_considered``) and every other node the deterministic
+    choice of the improved policy (``_gumbel_interior``); each search starts a new tree, and its
+    result is the improved policy and the Gumbel choice (``azcourse.core.mcts`` explains them).
 """
 from __future__ import annotations
 
 import math
+import sys
 from typing import Callable, NamedTuple
 
 import numba
 import numpy as np
 
-from azcourse.core.mcts import MCTSConfig, visit_distribution
+from azcourse.core.mcts import Q_EPSILON, TINY, MCTSConfig, considered_visits, visit_distribution
 from azcourse.hex import compiled as hex_rules
 from azcourse.hex.game import Hex
 from azcourse.othello import compiled as othello_rules
@@ -59,6 +63,8 @@ COMPILED_GAMES = (Othello, Hex)
 EVALUATE, SEARCH, CHOOSE, IDLE = 0, 1, 2, 3  # a slot's phase: its root awaits the network, it searches, its move
 # awaits the choice, it holds no game
 DRAW = 2  # a result code (see the games' compiled modules); 0 and 1 name the winner
+PUCT, GUMBEL = 0, 1  # root policies
+COMPENSATED_SUM = sys.version_info >= (3, 12)  # Python's sum() of floats adds Neumaier's compensation
 
 
 class Rules(NamedTuple):
@@ -105,6 +111,7 @@ class Trees(NamedTuple):
     Nodes (the first ``used[0]`` entries):
         first, second, moves: uint64, the position's bitboards; player, result: int64 (the rules' words).
         visits: int64 ``N(s)``: 1 for the evaluation that added the node, plus one per simulation through it.
+        value: float64, the network's value of the position for its player to move (Gumbel's mixed value).
         edge0: int64, the node's first edge; edges: int64, its number of edges (its legal actions), -1
             until the network has evaluated it, 0 at a terminal node.
     Edges (the first ``used[1]`` entries):
@@ -120,6 +127,7 @@ class Trees(NamedTuple):
     player: np.ndarray
     result: np.ndarray
     visits: np.ndarray
+    value: np.ndarray
     edge0: np.ndarray
     edges: np.ndarray
     action: np.ndarray
@@ -134,8 +142,8 @@ def empty_trees(nodes: int, edges: int) -> Trees:
     """A pool with room for ``nodes`` nodes and ``edges`` edges, none in use."""
     u64, i64, f64 = (lambda size: np.zeros(size, np.uint64)), (lambda size: np.zeros(size, np.int64)), \
         (lambda size: np.zeros(size, np.float64))
-    return Trees(u64(nodes), u64(nodes), u64(nodes), i64(nodes), i64(nodes), i64(nodes), i64(nodes), i64(nodes),
-                 i64(edges), f64(edges), i64(edges), f64(edges), i64(edges), i64(2))
+    return Trees(u64(nodes), u64(nodes), u64(nodes), i64(nodes), i64(nodes), i64(nodes), f64(nodes), i64(nodes),
+                 i64(nodes), i64(edges), f64(edges), i64(edges), f64(edges), i64(edges), i64(2))
 
 
 class Slots(NamedTuple):
@@ -144,8 +152,11 @@ class Slots(NamedTuple):
     Attributes:
         root: int64 ``(B,)``: the root node (-1 in an idle slot). phase: int64 ``(B,)``: ``EVALUATE``,
             ``SEARCH``, ``CHOOSE`` or ``IDLE``. done: int64 ``(B,)``: simulations done in this search.
-        noise: float64 ``(B, A)``: Dirichlet noise for the root's edges, in order; noisy: bool ``(B,)``:
-            noise not yet mixed into the root's priors.
+        noise: float64 ``(B, A)``: the root noise of each edge of the root, in order: Dirichlet noise
+            (PUCT), or the scaled Gumbel noise ``g`` (Gumbel); noisy: bool ``(B,)``: Dirichlet noise not yet
+            mixed into the root's priors.
+        schedule: int64 ``(B, S)``: Gumbel: the visit count that simulation ``i`` gives the next considered
+            root action (``mcts.considered_visits``).
         leaf: int64 ``(B,)``: the node awaiting the network; path_node, path_edge: int64 ``(B, D)``: the
             nodes and edges from the root to it, ``depth`` ``(B,)`` of them.
         batch: int64 ``(B,)``: the slot of each row of the round's batch.
@@ -156,6 +167,7 @@ class Slots(NamedTuple):
     done: np.ndarray
     noise: np.ndarray
     noisy: np.ndarray
+    schedule: np.ndarray
     leaf: np.ndarray
     path_node: np.ndarray
     path_edge: np.ndarray
@@ -164,13 +176,19 @@ class Slots(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """The PUCT settings of ``MCTSConfig`` that the compiled code reads."""
+    """What the compiled code reads of ``MCTSConfig`` (``root_policy`` as ``PUCT`` or ``GUMBEL``), the
+    action space ``actions`` and whether Python's float sums are compensated (``COMPENSATED_SUM``)."""
 
     simulations: int
     c_base: float
     c_init: float
     unvisited_value: float
     dirichlet_fraction: float
+    root_policy: int
+    c_visit: float
+    c_scale: float
+    actions: int
+    compensated: bool
 
 
 # -- the rules, by kind --------------------------------------------------------------------------------
@@ -204,7 +222,7 @@ def _new_node(trees, first, second, moves, player, result):
     trees.used[0] += 1
     trees.first[node], trees.second[node], trees.moves[node] = first, second, moves
     trees.player[node], trees.result[node] = player, result
-    trees.visits[node], trees.edge0[node] = 1, -1
+    trees.visits[node], trees.value[node], trees.edge0[node] = 1, 0.0, -1
     trees.edges[node] = 0 if result >= 0 else -1
     return node
 
@@ -270,14 +288,136 @@ def _puct(trees, settings, node):
 
 
 @numba.njit(cache=True)
-def _root_edge(trees, settings, node):
-    """The edge the root follows (the root policy): PUCT on the noisy priors."""
+def _python_sum(values, count, compensated):
+    """``sum(values[:count])`` as Python's builtin adds floats (``count >= 1``): from the first item on,
+    left to right, with Neumaier's compensation from Python 3.12 on (``compensated``); so that the
+    Gumbel search's sums are the generic search's to the last bit."""
+    total, carry = 0.0 + values[0], 0.0
+    for i in range(1, count):
+        x = values[i]
+        if compensated:
+            t = total + x
+            carry += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+            total = t
+        else:
+            total += x
+    if compensated and carry != 0.0 and math.isfinite(carry):
+        total += carry
+    return total
+
+
+@numba.njit(cache=True)
+def _logits(trees, node, out):
+    """``mcts.logits``: ``log P`` of each edge, the prior clipped at ``TINY``, into ``out`` float64 ``(k,)``."""
+    for j in range(trees.edges[node]):
+        out[j] = math.log(max(trees.prior[trees.edge0[node] + j], TINY))
+
+
+@numba.njit(cache=True)
+def _sigma(trees, settings, node, out):
+    """``mcts.sigma`` of each edge into ``out`` float64 ``(k,)``: ``(c_visit + max N) c_scale q``, ``q`` the
+    completed Q of the chooser, min-max normalised (``mcts.completed_q``, the same operations in order)."""
+    e0, k = trees.edge0[node], trees.edges[node]
+    visited = most = 0
+    for e in range(e0, e0 + k):
+        visited += trees.n[e]
+        most = max(most, trees.n[e])
+    mixed = trees.value[node]
+    if visited:
+        terms, m = np.empty(k), 0
+        for e in range(e0, e0 + k):
+            if trees.n[e]:
+                terms[m] = max(trees.prior[e], TINY)
+                m += 1
+        mass, m = _python_sum(terms, m, settings.compensated), 0
+        for e in range(e0, e0 + k):
+            if trees.n[e]:
+                terms[m] = max(trees.prior[e], TINY) * (trees.w[e] / trees.n[e]) / mass
+                m += 1
+        mixed = (trees.value[node] + visited * _python_sum(terms, m, settings.compensated)) / (visited + 1)
+    for j in range(k):
+        n = trees.n[e0 + j]
+        out[j] = trees.w[e0 + j] / n if n else mixed
+    low = high = out[0]
+    for j in range(1, k):
+        low, high = min(low, out[j]), max(high, out[j])
+    if k < settings.actions:  # an action outside the legal ones completes to the mixed value
+        low, high = min(low, mixed), max(high, mixed)
+    scale = max(high - low, Q_EPSILON)
+    factor = (settings.c_visit + most) * settings.c_scale
+    for j in range(k):
+        out[j] = factor * ((out[j] - low) / scale)
+
+
+@numba.njit(cache=True)
+def _improved_policy(trees, settings, node, out):
+    """``softmax(logits + sigma)`` of each edge into ``out`` float64 ``(k,)`` (``mcts.softmax``)."""
+    k = trees.edges[node]
+    sigma = np.empty(k)
+    _logits(trees, node, out)
+    _sigma(trees, settings, node, sigma)
+    for j in range(k):
+        out[j] += sigma[j]
+    top = out[0]
+    for j in range(1, k):
+        top = max(top, out[j])
+    for j in range(k):
+        out[j] = math.exp(out[j] - top)
+    total = _python_sum(out, k, settings.compensated)
+    for j in range(k):
+        out[j] /= total
+
+
+@numba.njit(cache=True)
+def _best_considered(trees, slots, settings, slot, node, visits):
+    """Among the root's edges visited ``visits`` times, the one that maximises ``g + logits - max logits +
+    sigma`` (``MCTS._best_considered``); the first best on ties."""
+    k = trees.edges[node]
+    logits, sigma = np.empty(k), np.empty(k)
+    _logits(trees, node, logits)
+    _sigma(trees, settings, node, sigma)
+    top = logits[0]
+    for j in range(1, k):
+        top = max(top, logits[j])
+    best, pick = -math.inf, trees.edge0[node]
+    for j in range(k):
+        score = slots.noise[slot, j] + (logits[j] - top) + sigma[j]
+        if trees.n[trees.edge0[node] + j] == visits and score > best:
+            best, pick = score, trees.edge0[node] + j
+    return pick
+
+
+@numba.njit(cache=True)
+def _gumbel_interior(trees, settings, node):
+    """Gumbel's choice below the root: the edge that maximises ``pi'(a) - N(s, a) / (1 + sum N)``
+    (``MCTS._select_gumbel``); the first best on ties."""
+    k = trees.edges[node]
+    improved = np.empty(k)
+    _improved_policy(trees, settings, node, improved)
+    share = 1
+    for e in range(trees.edge0[node], trees.edge0[node] + k):
+        share += trees.n[e]
+    best, pick = -math.inf, trees.edge0[node]
+    for j in range(k):
+        score = improved[j] - trees.n[trees.edge0[node] + j] / share
+        if score > best:
+            best, pick = score, trees.edge0[node] + j
+    return pick
+
+
+@numba.njit(cache=True)
+def _root_edge(trees, slots, settings, slot, node):
+    """The edge the root follows (the root policy): PUCT on the noisy priors, or sequential halving."""
+    if settings.root_policy == GUMBEL:
+        return _best_considered(trees, slots, settings, slot, node, slots.schedule[slot, trees.visits[node] - 1])
     return _puct(trees, settings, node)
 
 
 @numba.njit(cache=True)
 def _interior_edge(trees, settings, node):
-    """The edge any other decision node follows (the tree policy): PUCT."""
+    """The edge any other decision node follows (the tree policy): PUCT, or Gumbel's deterministic choice."""
+    if settings.root_policy == GUMBEL:
+        return _gumbel_interior(trees, settings, node)
     return _puct(trees, settings, node)
 
 
@@ -309,7 +449,7 @@ def _simulate(trees, slots, settings, kind, size, table, slot):
     or -1 when the simulation ended at a terminal node (then it is backed up here)."""
     node, depth = slots.root[slot], 0
     while trees.result[node] < 0:
-        e = _root_edge(trees, settings, node) if depth == 0 else _interior_edge(trees, settings, node)
+        e = _root_edge(trees, slots, settings, slot, node) if depth == 0 else _interior_edge(trees, settings, node)
         slots.path_node[slot, depth], slots.path_edge[slot, depth] = node, e
         depth += 1
         child = trees.child[e]
@@ -363,10 +503,10 @@ def _expand(trees, slots, settings, kind, size, m, exp_logits, values, scratch):
         evaluating_root = slots.phase[slot] == EVALUATE
         node = slots.root[slot] if evaluating_root else slots.leaf[slot]
         _add_edges(trees, node, kind, size, exp_logits[j], scratch)
+        value = trees.value[node] = np.float64(values[j])
         if evaluating_root:
             slots.phase[slot] = SEARCH
             continue
-        value = np.float64(values[j])
         value0 = value if trees.player[node] == 0 else -value
         _backup(trees, slots, slot, value0, -value0)
         if slots.done[slot] == settings.simulations:
@@ -383,15 +523,25 @@ def _set_root(trees, slots, kind, size, slot, first, second, moves, player, resu
 
 
 @numba.njit(cache=True)
-def _collect(trees, slots, kind, size, finished, visits, x, movers):
+def _collect(trees, slots, settings, kind, size, finished, visits, policy, actions, x, movers):
     """For each slot of ``finished``: the root's visit counts into ``visits`` (int64 ``(F, A)``, zeros
-    elsewhere), its encoding into ``x`` and the player to move into ``movers``."""
+    elsewhere), its encoding into ``x`` and the player to move into ``movers``; with the Gumbel root
+    policy also the improved policy into ``policy`` (float64 ``(F, A)``) and the search's choice into
+    ``actions`` (the best considered action among the most visited)."""
     for j in range(len(finished)):
-        root = slots.root[finished[j]]
+        slot = finished[j]
+        root, most = slots.root[slot], 0
         for e in range(trees.edge0[root], trees.edge0[root] + trees.edges[root]):
             visits[j, trees.action[e]] = trees.n[e]
+            most = max(most, trees.n[e])
         _encode(kind, size, trees, root, x[j])
         movers[j] = trees.player[root]
+        if settings.root_policy == GUMBEL:
+            improved = np.empty(trees.edges[root])
+            _improved_policy(trees, settings, root, improved)
+            for i in range(trees.edges[root]):
+                policy[j, trees.action[trees.edge0[root] + i]] = improved[i]
+            actions[j] = trees.action[_best_considered(trees, slots, settings, slot, root, most)]
 
 
 @numba.njit(cache=True)
@@ -456,6 +606,7 @@ def _copy_live(old, new, keep, slots):
         new.used[0] += 1
         new.first[to], new.second[to], new.moves[to] = old.first[node], old.second[node], old.moves[node]
         new.player[to], new.result[to], new.visits[to] = old.player[node], old.result[node], old.visits[node]
+        new.value[to] = old.value[node]
         new.edges[to], new.edge0[to] = old.edges[node], -1
         if old.edges[node] > 0:
             new.edge0[to] = new.used[1]
@@ -470,28 +621,47 @@ def _copy_live(old, new, keep, slots):
 
 
 # -- the driver ----------------------------------------------------------------------------------------
+class Searched(NamedTuple):
+    """What the finished searches of a round found (``MCTS.search``'s ``SearchResult``), one row each.
+
+    Attributes:
+        visits: int64 ``(F, A)``: ``N(root, a)``. policy: float64 ``(F, A)``: the search policy (the visit
+            distribution at temperature 1, or Gumbel's improved policy). action: int64 ``(F,)``: the
+            search's move (the most visited, or Gumbel's choice). x: float32 ``(F, *encoding_shape)``: the
+            roots' encodings. player: int64 ``(F,)``: the player to move there.
+    """
+
+    visits: np.ndarray
+    policy: np.ndarray
+    action: np.ndarray
+    x: np.ndarray
+    player: np.ndarray
+
+
 class Lockstep:
-    """Up to ``slots`` PUCT searches of one game in lockstep (see the module docstring).
+    """Up to ``slots`` searches of one game in lockstep (see the module docstring).
 
     Args:
         rules: ``rules_for(game)``.
-        config: the search's ``MCTSConfig`` (``tree_policy = "puct"``; its ``simulations``, ``c_base``,
-            ``c_init``, ``unvisited_value`` and Dirichlet noise are used).
+        config: the search's ``MCTSConfig`` (``tree_policy = "puct"``, either root policy; its
+            ``simulations``, ``c_base``, ``c_init``, ``unvisited_value``, Dirichlet noise and Gumbel
+            settings are used).
         slots: searches at once, the rows of a network batch.
     """
 
     def __init__(self, rules: Rules, config: MCTSConfig, slots: int):
         if config.tree_policy != "puct":
             raise ValueError("the compiled search is PUCT's (tree_policy = 'puct')")
-        self.rules, self.config = rules, config
+        self.rules, self.config, self.gumbel = rules, config, config.root_policy == "gumbel"
         self.settings = Settings(config.simulations, config.c_base, config.c_init, config.unvisited_value,
-                                 config.dirichlet_fraction)
+                                 config.dirichlet_fraction, GUMBEL if self.gumbel else PUCT, config.c_visit,
+                                 config.c_scale, rules.actions, COMPENSATED_SUM)
         self.reserve = (slots * (config.simulations + 2), slots * rules.actions)  # a round's most new nodes, edges
         self.trees = empty_trees(4 * self.reserve[0], 4 * self.reserve[1])
         i64 = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
         self.slots = Slots(np.full(slots, -1), np.full(slots, IDLE), i64(slots), np.zeros((slots, rules.actions)),
-                           np.zeros(slots, np.bool_), i64(slots), i64(slots, rules.depth), i64(slots, rules.depth),
-                           i64(slots), i64(slots))
+                           np.zeros(slots, np.bool_), i64(slots, config.simulations), i64(slots),
+                           i64(slots, rules.depth), i64(slots, rules.depth), i64(slots), i64(slots))
         self.rngs: list = [None] * slots
         self.x = np.zeros((slots, rules.encoding), np.float32)
         self.scratch = i64(rules.actions)
@@ -506,9 +676,16 @@ class Lockstep:
         self._draw_noise(slot, legal)
 
     def _draw_noise(self, slot: int, legal: int) -> None:
-        """The root noise of the slot's next search: ``Dirichlet(alpha)`` over its legal actions, from its generator."""
-        if self.config.dirichlet_alpha > 0:
-            self.slots.noise[slot, :legal] = self.rngs[slot].dirichlet(np.full(legal, self.config.dirichlet_alpha))
+        """The root noise of the slot's next search over its ``legal`` actions, from its generator, as
+        ``MCTS.search_steps`` draws it: ``Dirichlet(alpha)`` (PUCT, alpha > 0), or Gumbel noise and the
+        sequential-halving schedule (Gumbel)."""
+        c = self.config
+        if self.gumbel:
+            noise = self.rngs[slot].gumbel(size=legal) if c.gumbel_scale > 0 else np.zeros(legal)
+            self.slots.noise[slot, :legal] = c.gumbel_scale * noise
+            self.slots.schedule[slot] = considered_visits(min(c.max_considered_actions, legal), c.simulations)
+        elif c.dirichlet_alpha > 0:
+            self.slots.noise[slot, :legal] = self.rngs[slot].dirichlet(np.full(legal, c.dirichlet_alpha))
             self.slots.noisy[slot] = True
 
     def step(self, forward_many: Callable) -> np.ndarray:
@@ -526,23 +703,25 @@ class Lockstep:
                     self.scratch)
         return np.flatnonzero(slots.phase == CHOOSE)
 
-    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(visits int64 (F, A), encodings float32 (F, *encoding_shape), players to move int64 (F,))``
-        at the roots of the ``finished`` slots."""
-        visits = np.zeros((len(finished), self.rules.actions), np.int64)
-        x = np.zeros((len(finished), self.rules.encoding), np.float32)
-        movers = np.zeros(len(finished), np.int64)
-        _collect(self.trees, self.slots, self.rules.kind, self.rules.size, finished, visits, x, movers)
-        return visits, x.reshape(len(finished), *self.rules.shape), movers
+    def results(self, finished: np.ndarray) -> Searched:
+        """What the searches of the ``finished`` slots found."""
+        r, count = self.rules, len(finished)
+        visits, policy = np.zeros((count, r.actions), np.int64), np.zeros((count, r.actions))
+        actions, x, movers = np.zeros(count, np.int64), np.zeros((count, r.encoding), np.float32), np.zeros(count, np.int64)
+        _collect(self.trees, self.slots, self.settings, r.kind, r.size, finished, visits, policy, actions, x, movers)
+        if not self.gumbel:
+            for j in range(count):
+                policy[j], actions[j] = visit_distribution(visits[j], 1.0), np.argmax(visits[j])
+        return Searched(visits, policy, actions, x.reshape(count, *r.shape), movers)
 
     def advance(self, finished: np.ndarray, actions: np.ndarray, reuse: bool) -> np.ndarray:
         """Play ``actions`` (int64 ``(F,)``) in the ``finished`` slots and start their next searches
-        (the chosen child's subtree kept with ``reuse``); int64 ``(F,)``: the result code of each new
-        position, -1 where the game goes on (a slot whose game ended is idle)."""
+        (the chosen child's subtree kept with ``reuse``, never by a Gumbel search); int64 ``(F,)``: the
+        result code of each new position, -1 where the game goes on (a slot whose game ended is idle)."""
         r = self.rules
         results, legal = np.full(len(finished), -1), np.zeros(len(finished), np.int64)
-        _advance(self.trees, self.slots, r.kind, r.size, r.table, finished, actions, reuse, results, legal,
-                 self.scratch)
+        _advance(self.trees, self.slots, r.kind, r.size, r.table, finished, actions, reuse and not self.gumbel,
+                 results, legal, self.scratch)
         for slot, result, count in zip(finished.tolist(), results.tolist(), legal.tolist()):
             if result < 0:
                 self._draw_noise(slot, count)
@@ -572,8 +751,10 @@ def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_mov
     ``batch`` at once: the games ``selfplay.play_games`` plays with ``MCTS(game, evaluator, config, rng)``
     and a network evaluator of ``forward_many`` (see the module docstring).
 
-    Each move: the search's visit distribution is ``pi``; the move is drawn from it with the game's
-    generator for the first ``temperature_moves`` moves, and is the most visited action afterwards.
+    Each move: ``pi`` is the search policy. With PUCT it is the visit distribution, and the move is
+    drawn from it with the game's generator for the first ``temperature_moves`` moves and is the most
+    visited action afterwards; with the Gumbel root policy it is the improved policy, and the move is
+    the search's own choice.
 
     Args:
         forward_many: float32 ``(m, *encoding_shape)`` -> (logits ``(m, A)``, values ``(m,)``), e.g.
@@ -604,18 +785,15 @@ def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_mov
         finished = lock.step(forward_many)
         if not len(finished):
             continue
-        visits, x, movers = lock.results(finished)
-        actions = np.zeros(len(finished), np.int64)
+        found = lock.results(finished)
+        actions = found.action.copy()
         for j, slot in enumerate(finished.tolist()):
             xs, pis, players = records[playing[slot]]
-            pi = visit_distribution(visits[j], 1.0)
-            xs.append(x[j])
-            pis.append(pi)
-            players.append(movers[j])
-            if len(players) <= temperature_moves:
-                actions[j] = rngs[playing[slot]].choice(len(pi), p=pi)
-            else:
-                actions[j] = np.argmax(pi)
+            xs.append(found.x[j])
+            pis.append(found.policy[j])
+            players.append(found.player[j])
+            if not lock.gumbel and len(players) <= temperature_moves:
+                actions[j] = rngs[playing[slot]].choice(rules.actions, p=found.policy[j])
         for slot, result in zip(finished.tolist(), lock.advance(finished, actions, reuse_tree).tolist()):
             if result >= 0:
                 xs, pis, players = records[playing[slot]]
