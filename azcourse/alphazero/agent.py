@@ -1,4 +1,4 @@
-"""The AlphaZero player for the game layer: PUCT search with the network's priors and values.
+"""The AlphaZero player for the game layer: PUCT (or Gumbel) search with the network's priors and values.
 
     agent = load_agent("tictactoe_az", simulations=100)      # one call: game, network, search
     summary = play_match(partial(make_game, "tictactoe"), partial(load_agent, "tictactoe_az", simulations=100),
@@ -8,9 +8,14 @@
 between moves) whose leaves are evaluated by the network (``NetworkEvaluator``, numpy forward pass,
 cached by position), without root noise. It plays the most visited action; with
 ``sample_moves = k`` its first k choices are drawn from the visit counts instead (so that matches
-between deterministic agents vary). One agent plays one game, as ``play_match`` makes them.
+between deterministic agents vary). With ``root_policy = "gumbel"`` (a checkpoint trained so) it
+plays the Gumbel search's choice: with Gumbel noise for its first ``sample_moves`` choices (the noise
+samples the move), without noise (``gumbel_scale = 0``) afterwards. One agent plays one game, as
+``play_match`` makes them.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -23,7 +28,7 @@ from .network import Predictor
 
 
 class AlphaZeroAgent(MCTSAgent):
-    """PUCT search with a policy-value network.
+    """PUCT (or Gumbel) search with a policy-value network.
 
     Args:
         game: the game (``azcourse.core.protocol.Game``).
@@ -31,23 +36,31 @@ class AlphaZeroAgent(MCTSAgent):
         simulations: simulations per move.
         rng: the search's generator (or a seed); draws chance outcomes and sampled moves.
         c_init, c_base, unvisited_value: PUCT settings (``MCTSConfig``).
-        sample_moves: the agent's first choices drawn from the visit counts (T = 1).
+        sample_moves: the agent's first choices drawn from the visit counts (T = 1), or with Gumbel
+            noise.
         name: label in match summaries.
+        root_policy, max_considered_actions: ``"puct"`` or ``"gumbel"`` (``MCTSConfig``).
     """
 
     def __init__(self, game, forward, simulations: int = 100, rng=None, c_init: float = 1.25,
                  c_base: float = 19652.0, unvisited_value: float = 0.0, sample_moves: int = 0,
-                 name: str = "alphazero"):
+                 name: str = "alphazero", root_policy: str = "puct", max_considered_actions: int = 16):
         config = MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_init, c_base=c_base,
-                            unvisited_value=unvisited_value)
+                            unvisited_value=unvisited_value, root_policy=root_policy,
+                            max_considered_actions=max_considered_actions)
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         super().__init__(game, NetworkEvaluator(Predictor(game, forward)), config, rng, name=name)
         self.game, self.rng, self.sample_moves, self.chosen = game, rng, sample_moves, 0
+        self.noisy, self.greedy = config, dataclasses.replace(config, gumbel_scale=0.0)
 
     def choose(self, state) -> int:
-        visits = self.mcts.search(state).visits
         self.chosen += 1
-        if self.chosen <= self.sample_moves:
+        sample = self.chosen <= self.sample_moves
+        if self.noisy.root_policy == "gumbel":
+            self.mcts.config = self.noisy if sample else self.greedy
+            return self.mcts.search(state).action
+        visits = self.mcts.search(state).visits
+        if sample:
             return int(self.rng.choice(len(visits), p=visit_distribution(visits, 1.0)))
         return int(np.argmax(visits))
 
@@ -61,8 +74,16 @@ def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_mo
     checkpoint = load_checkpoint(name_or_path)
     play = checkpoint.card["play"]
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, simulations or play["simulations"], rng,
-                          play["c_init"], play["c_base"], play["unvisited_value"], sample_moves,
-                          name or f"alphazero {checkpoint.path.name}")
+                          sample_moves=sample_moves, name=name or f"alphazero {checkpoint.path.name}",
+                          **search_settings(play))
+
+
+def search_settings(play: dict) -> dict:
+    """A card's ``play`` section as ``AlphaZeroAgent`` keywords: its PUCT settings and root policy (a card
+    written before Gumbel search names none: PUCT)."""
+    return {"c_init": play["c_init"], "c_base": play["c_base"], "unvisited_value": play["unvisited_value"],
+            "root_policy": play.get("root_policy", "puct"),
+            "max_considered_actions": play.get("max_considered_actions", 16)}
 
 
 def shipped_checkpoint(game, source=None):
@@ -88,9 +109,7 @@ def shipped_predictor(game, source=None) -> Predictor:
 
 
 def shipped_agent(game, rng, simulations: int, source=None, name: str = "alphazero") -> AlphaZeroAgent:
-    """PUCT search with ``shipped_checkpoint(game, source)``'s network, ``simulations`` per move, with
+    """PUCT (or Gumbel) search with ``shipped_checkpoint(game, source)``'s network, ``simulations`` per move, with
     the search settings of its card."""
     checkpoint = shipped_checkpoint(game, source)
-    play = checkpoint.card["play"]
-    return AlphaZeroAgent(game, checkpoint.net, simulations, rng, play["c_init"], play["c_base"],
-                          play["unvisited_value"], name=name)
+    return AlphaZeroAgent(game, checkpoint.net, simulations, rng, name=name, **search_settings(checkpoint.card["play"]))

@@ -18,6 +18,7 @@ OPTIMIZERS = ("adam", "sgd")
 # numpy's BLAS on one thread, for self-play: set before numpy is imported (see ``workers``)
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 INFERENCE = ("numpy", "jax")
+ROOT_POLICIES = ("puct", "gumbel")
 SEARCH_PATHS = ("generic", "compiled")
 
 
@@ -31,14 +32,27 @@ class AlphaZeroConfig:
             generator: self-play, noise, minibatches).
         iterations: iterations of self-play + training.
         games_per_iteration: self-play games per iteration.
-        simulations: MCTS simulations per self-play move.
+        simulations: MCTS simulations per self-play move (a full search; with a growing budget, the budget
+            reached at its end).
         c_init, c_base: PUCT's exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``.
         unvisited_value: the ``Q`` PUCT gives an untried action.
         dirichlet_alpha, dirichlet_fraction: root noise ``(1 - f) P + f Dirichlet(alpha)`` in
             self-play (alpha 0 turns it off).
         temperature_moves: self-play moves drawn from the visit counts (T = 1) at the start of a
-            game; later moves are the most visited (T -> 0).
-        reuse_tree: keep the chosen child's subtree between moves.
+            game; later moves are the most visited (T -> 0). PUCT only.
+        reuse_tree: keep the chosen child's subtree between moves (PUCT; a Gumbel search starts afresh).
+        root_policy: ``"puct"`` (AlphaZero: root noise, visit counts as the policy target) or ``"gumbel"``
+            (Gumbel AlphaZero: every move is the search's Gumbel choice and the target is its improved
+            policy; no Dirichlet noise, no temperature).
+        max_considered_actions: Gumbel: the most root actions sequential halving considers.
+        cheap_fraction, cheap_simulations: playout-cap randomisation (KataGo): each self-play move is,
+            with probability ``cheap_fraction``, a cheap search of ``cheap_simulations``, without noise
+            and played greedily, whose position keeps its value target but has no policy target
+            (``cheap_fraction = 0``: every move is a full search).
+        simulations_start, simulations_growth_iterations: a growing budget: full searches take
+            ``simulations_start`` simulations in iteration 1, growing linearly to ``simulations`` in
+            iteration ``1 + simulations_growth_iterations`` (both 0: ``simulations`` throughout; see
+            ``simulations_at``).
         symmetries: store every image of a position under the game's ``symmetries`` (when it has them).
         replay_positions: the replay window: the most recent positions kept (images included).
         channels: 3x3 convolution layers (output channels; ``[]`` for none), for games whose
@@ -81,6 +95,12 @@ class AlphaZeroConfig:
     dirichlet_fraction: float = 0.25
     temperature_moves: int = 4
     reuse_tree: bool = True
+    root_policy: str = "puct"
+    max_considered_actions: int = 16
+    cheap_fraction: float = 0.0
+    cheap_simulations: int = 0
+    simulations_start: int = 0
+    simulations_growth_iterations: int = 0
     symmetries: bool = True
     replay_positions: int = 50_000
     channels: tuple = ()
@@ -113,6 +133,17 @@ class AlphaZeroConfig:
             (0 <= self.dirichlet_fraction <= 1, "dirichlet_fraction must lie in [0, 1]"),
             (self.temperature_moves >= 0 and self.gate_sample_moves >= 0,
              "temperature_moves and gate_sample_moves must be 0 or more"),
+            (self.root_policy in ROOT_POLICIES, f"root_policy must be one of {', '.join(ROOT_POLICIES)}"),
+            (self.max_considered_actions >= 1, "max_considered_actions must be at least 1"),
+            (0 <= self.simulations_start <= self.simulations and self.simulations_growth_iterations >= 0,
+             "simulations_start must lie between 1 and simulations (0: no growth), "
+             "simulations_growth_iterations must be 0 or more"),
+            ((self.simulations_start == 0) == (self.simulations_growth_iterations == 0),
+             "simulations_start and simulations_growth_iterations go together: set both (a growing budget) or neither"),
+            (0 <= self.cheap_fraction < 1, "cheap_fraction must lie in [0, 1) (0: every move a full search)"),
+            (self.cheap_simulations >= 0, "cheap_simulations must be 0 or more"),
+            (self.cheap_fraction == 0 or 1 <= self.cheap_simulations <= self.simulations_at(1),
+             "with cheap_fraction > 0, cheap_simulations must lie between 1 and the first iteration's simulations"),
             (self.replay_positions >= 1, "replay_positions must be at least 1"),
             (all(isinstance(w, int) and w >= 1 for w in (*self.channels, *self.hidden)),
              "channels and hidden must be lists of positive integers, e.g. [64, 64] (or [])"),
@@ -123,6 +154,8 @@ class AlphaZeroConfig:
             (self.inference in INFERENCE, f"inference must be one of {', '.join(INFERENCE)}"),
             (self.selfplay_batch >= 1, "selfplay_batch must be at least 1"),
             (self.search_path in SEARCH_PATHS, f"search_path must be one of {', '.join(SEARCH_PATHS)}"),
+            (self.search_path == "generic" or self.cheap_fraction == 0,
+             "cheap_fraction > 0 needs search_path 'generic' (the compiled search plays no cheap moves)"),
             (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),
@@ -131,6 +164,15 @@ class AlphaZeroConfig:
         for ok, message in checks:
             if not ok:
                 raise ConfigError(message)
+
+    def simulations_at(self, iteration: int) -> int:
+        """The full searches' budget in ``iteration`` (1: the first): ``simulations_start`` growing
+        linearly (rounded down) to ``simulations`` over ``simulations_growth_iterations`` iterations, then
+        ``simulations``; ``simulations`` throughout without growth."""
+        if self.simulations_growth_iterations == 0:
+            return self.simulations
+        done = min(max(iteration - 1, 0), self.simulations_growth_iterations)
+        return self.simulations_start + (self.simulations - self.simulations_start) * done // self.simulations_growth_iterations
 
     def to_dict(self) -> dict[str, Any]:
         """The config as JSON/TOML-able data (lists for the layer widths)."""

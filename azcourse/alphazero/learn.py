@@ -7,6 +7,10 @@ float32 ``(B, A)`` (visit distributions, 0 on illegal actions) and game results 
     value_weight * mean((v - z)^2)  +  mean(-sum_a pi(a) log p(a))  +  weight_decay * sum(kernel^2)
 
 with ``(logits, v)`` the network's outputs and ``p = softmax(logits)`` over the whole action space.
+With policy weights ``w`` float32 ``(B,)`` (0 for a cheap search's position, which has no policy
+target; see ``selfplay``) the policy term is the mean over the positions that have one,
+``sum_i w_i (-sum_a pi_i(a) log p_i(a)) / max(sum_i w_i, 1)``, while the value term keeps every
+position; without ``w`` the loss is the one above, computed exactly as before the weights existed.
 The three terms are returned apart (``TERMS``) so that each can be logged; the L2 term covers the
 kernels of every layer, not the biases.
 """
@@ -33,25 +37,29 @@ def make_optimizer(name: str, learning_rate: float):
 
 
 def make_loss(module, value_weight: float, weight_decay: float) -> Callable:
-    """``loss(params, x, pi, z) -> (total, terms)``: a JAX scalar and float32 ``(3,)`` in the order
-    of ``TERMS`` (value MSE, policy cross-entropy, weighted L2)."""
+    """``loss(params, x, pi, z, w=None) -> (total, terms)``: a JAX scalar and float32 ``(3,)`` in the
+    order of ``TERMS`` (value MSE, policy cross-entropy, weighted L2); ``w``: the policy weights."""
     import jax
     import jax.numpy as jnp
 
-    def loss(params, x, pi, z):
+    def loss(params, x, pi, z, w=None):
         logits, v = module.apply({"params": params}, x)
         value = jnp.mean((v - z) ** 2)
-        policy = -jnp.mean(jnp.sum(pi * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+        log_likelihood = jnp.sum(pi * jax.nn.log_softmax(logits, axis=-1), axis=-1)
+        if w is None:
+            policy = -jnp.mean(log_likelihood)
+        else:
+            policy = -jnp.sum(w * log_likelihood) / jnp.maximum(jnp.sum(w), 1.0)
         l2 = weight_decay * sum(jnp.sum(layer["kernel"] ** 2) for layer in params.values())
         return value_weight * value + policy + l2, jnp.stack([value, policy, l2])
     return loss
 
 
 def make_train_steps(loss: Callable, optimizer) -> Callable:
-    """A jitted ``steps(params, opt_state, xs, pis, zs) -> (params, opt_state, terms)``: one
+    """A jitted ``steps(params, opt_state, xs, pis, zs, ws=None) -> (params, opt_state, terms)``: one
     optimizer step per minibatch, ``xs`` ``(S, B, *encoding_shape)``, ``pis`` ``(S, B, A)``, ``zs``
-    ``(S, B)`` (a ``lax.scan`` over the S minibatches: one call, one compilation per shape);
-    ``terms`` float32 ``(S, 3)``: each step's loss terms before its update."""
+    and the policy weights ``ws`` ``(S, B)`` (a ``lax.scan`` over the S minibatches: one call, one
+    compilation per shape); ``terms`` float32 ``(S, 3)``: each step's loss terms before its update."""
     import jax
     import optax
 
@@ -64,8 +72,8 @@ def make_train_steps(loss: Callable, optimizer) -> Callable:
         return (optax.apply_updates(params, updates), opt_state), terms
 
     @jax.jit
-    def steps(params, opt_state, xs, pis, zs):
-        (params, opt_state), terms = jax.lax.scan(one, (params, opt_state), (xs, pis, zs))
+    def steps(params, opt_state, xs, pis, zs, ws=None):
+        (params, opt_state), terms = jax.lax.scan(one, (params, opt_state), (xs, pis, zs, ws))
         return params, opt_state, terms
     return steps
 

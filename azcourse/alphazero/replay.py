@@ -1,9 +1,9 @@
-"""The replay window: the most recent self-play positions, with their search policy and result.
+"""The replay window: the most recent self-play positions, with their search policy, result and policy weight.
 
 A ring of fixed capacity: once full, each new position replaces the oldest, so training always
 sees the last ``capacity`` positions (symmetric images count as positions). ``sample`` draws
 minibatches uniformly with replacement. ``arrays`` / ``from_arrays`` give the contents for a
-resumable state.
+resumable state; a state saved before the policy weights existed loads with weight 1 everywhere.
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import numpy as np
 
 class ReplayWindow:
     """Positions ``x`` float32 ``(capacity, *encoding_shape)``, policies ``pi`` float32
-    ``(capacity, A)``, results ``z`` float32 ``(capacity,)``.
+    ``(capacity, A)``, results ``z`` float32 ``(capacity,)``, policy weights ``w`` float32 ``(capacity,)``
+    (1: ``pi`` is a target; 0: a cheap search's position, no policy target).
 
     Args:
         capacity: the most positions held.
@@ -27,26 +28,29 @@ class ReplayWindow:
         self.x = np.zeros((capacity, *encoding_shape), np.float32)
         self.pi = np.zeros((capacity, actions), np.float32)
         self.z = np.zeros(capacity, np.float32)
+        self.w = np.zeros(capacity, np.float32)
         self.size = 0   # positions held
         self.added = 0  # positions ever added; the next goes to added % capacity
 
     def __len__(self) -> int:
         return self.size
 
-    def add(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray) -> None:
-        """Add ``n`` positions: ``x`` ``(n, *encoding_shape)``, ``pi`` ``(n, A)``, ``z`` ``(n,)``."""
+    def add(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray, w: np.ndarray | None = None) -> None:
+        """Add ``n`` positions: ``x`` ``(n, *encoding_shape)``, ``pi`` ``(n, A)``, ``z`` ``(n,)``, ``w``
+        ``(n,)`` (default: 1, every ``pi`` a target)."""
+        w = np.ones(len(x), np.float32) if w is None else w
         dropped = max(0, len(x) - self.capacity)  # more than the window holds: only the last survive
-        x, pi, z = x[dropped:], pi[dropped:], z[dropped:]
+        x, pi, z, w = x[dropped:], pi[dropped:], z[dropped:], w[dropped:]
         self.added += dropped
         n = len(x)
         index = (self.added + np.arange(n)) % self.capacity
-        self.x[index], self.pi[index], self.z[index] = x, pi, z
+        self.x[index], self.pi[index], self.z[index], self.w[index] = x, pi, z, w
         self.added += n
         self.size = min(self.size + n, self.capacity)
 
-    def sample(self, steps: int, batch_size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sample(self, steps: int, batch_size: int, rng: np.random.Generator) -> tuple:
         """``steps`` minibatches of ``batch_size`` positions drawn uniformly with replacement:
-        ``x (steps, B, *encoding_shape)``, ``pi (steps, B, A)``, ``z (steps, B)``.
+        ``x (steps, B, *encoding_shape)``, ``pi (steps, B, A)``, ``z (steps, B)``, ``w (steps, B)``.
 
         Raises:
             ValueError: the window is empty.
@@ -54,12 +58,12 @@ class ReplayWindow:
         if self.size == 0:
             raise ValueError("cannot sample from an empty replay window")
         index = rng.integers(0, self.size, size=(steps, batch_size))
-        return self.x[index], self.pi[index], self.z[index]
+        return self.x[index], self.pi[index], self.z[index], self.w[index]
 
     def arrays(self) -> dict:
         """The contents for a resumable state (slots as stored, and the add counter)."""
         return {"x": self.x[:self.size].copy(), "pi": self.pi[:self.size].copy(), "z": self.z[:self.size].copy(),
-                "added": np.int64(self.added)}
+                "w": self.w[:self.size].copy(), "added": np.int64(self.added)}
 
     @classmethod
     def from_arrays(cls, capacity: int, arrays: dict) -> "ReplayWindow":
@@ -70,5 +74,6 @@ class ReplayWindow:
         window.size = len(x)
         window.x[:window.size], window.pi[:window.size] = x, arrays["pi"]
         window.z[:window.size] = arrays["z"]
+        window.w[:window.size] = arrays.get("w", 1.0)  # a state saved before the weights: every pi a target
         window.added = int(arrays["added"])
         return window

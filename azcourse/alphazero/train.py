@@ -4,7 +4,10 @@ Each iteration:
 
 1. Self-play: ``games_per_iteration`` games of the best network against itself
    (``selfplay.play_game``: PUCT with ``simulations`` per move, Dirichlet noise at the root,
-   temperature 1 for the first ``temperature_moves`` moves then greedy, subtree kept). The network
+   temperature 1 for the first ``temperature_moves`` moves then greedy, subtree kept; or Gumbel
+   search, ``root_policy``, each move the search's Gumbel choice). A growing budget
+   (``simulations_start``) sets the iteration's ``simulations`` (``AlphaZeroConfig.simulations_at``);
+   with ``cheap_fraction > 0`` some moves are cheap searches without a policy target. The network
    runs in numpy (or jitted JAX, ``inference``), its outputs cached by position for the iteration.
    With ``selfplay_batch > 1`` or ``workers != 1`` (or ``--ray``, or ``search_path = "compiled"``) the
    games go to a pool of workers (``workers``: this process, every core, or Ray actors),
@@ -12,7 +15,8 @@ Each iteration:
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
 3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
-   loss = value MSE + policy cross-entropy + L2 (``learn``); the mean of each term is logged.
+   loss = value MSE + policy cross-entropy (over the positions with a policy target) + L2 (``learn``);
+   the mean of each term is logged.
 4. Gating (``gate_games > 0``): the new network plays the best one; it becomes the best if its
    score rate reaches ``gate_threshold``. Without gating the new network is always the best.
 5. Bookkeeping: one row of ``log.csv``, the best network to ``best/`` (a checkpoint with its card),
@@ -51,8 +55,8 @@ from .config import AlphaZeroConfig, ConfigError, to_toml
 from .flax_net import init_params
 from .network import NetSpec, param_count
 from .replay import ReplayWindow
-from .selfplay import augment, play_game
-from .workers import make_pool, predictor_for, search_config
+from .selfplay import play_game, positions
+from .workers import cheap_config, make_pool, predictor_for, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
@@ -136,10 +140,11 @@ class Run:
         """The forward pass self-play and gating use for ``params`` (``config.inference``)."""
         return predictor_for(self.config, self.game, self.spec, params).forward
 
-    def search(self, params) -> MCTS:
-        """A self-play search for ``params``: PUCT with root noise, on the run's generator."""
+    def search(self, params, simulations: int | None = None) -> MCTS:
+        """A self-play search for ``params`` (``workers.search_config``, ``simulations`` a move), on the run's
+        generator."""
         predictor = predictor_for(self.config, self.game, self.spec, params)
-        return MCTS(self.game, NetworkEvaluator(predictor), search_config(self.config), self.rng)
+        return MCTS(self.game, NetworkEvaluator(predictor), search_config(self.config, simulations), self.rng)
 
     @property
     def batched(self) -> bool:
@@ -162,7 +167,8 @@ def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> 
                          "value_head": "tanh, the result expected by the player to move",
                          "param_count": param_count(params)},
         "play": {"simulations": c.simulations, "c_init": c.c_init, "c_base": c.c_base,
-                 "unvisited_value": c.unvisited_value},
+                 "unvisited_value": c.unvisited_value, "root_policy": c.root_policy,
+                 "max_considered_actions": c.max_considered_actions},
         "iteration": iteration,
         "training": {"config": c.to_dict(), **figures, "log": LOG_FILE},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -183,22 +189,24 @@ def _games(run: Run, pool, show_progress: bool):
     """The iteration's self-play games, in order: one at a time on the run's generator, or through
     ``pool`` (``workers``) with one seed per game drawn from it."""
     c = run.config
+    simulations = c.simulations_at(run.iteration + 1)
     if pool is None:
-        search = run.search(run.best_params)
+        search, cheap = run.search(run.best_params, simulations), cheap_config(c)
         for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
-            yield play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree)
+            yield play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree, cheap, c.cheap_fraction)
         return
     seeds = run.rng.integers(0, 2 ** 63 - 1, size=c.games_per_iteration, dtype=np.int64).tolist()
-    yield from pool.play(run.best_params, seeds)
+    yield from pool.play(run.best_params, seeds, simulations)
 
 
 def self_play(run: Run, show_progress: bool, pool=None) -> dict:
     """Step 1-2 of an iteration: the games, into the replay window. Returns the log figures."""
     c = run.config
-    moves, draws, started = 0, 0, time.perf_counter()
+    moves, full, draws, started = 0, 0, 0, time.perf_counter()
     for played in _games(run, pool, show_progress):
-        run.replay.add(*(augment(run.game, played) if c.symmetries else (played.x, played.pi, played.z)))
+        run.replay.add(*positions(run.game, played, c.symmetries))
         moves += played.moves
+        full += int(played.weights.sum())
         draws += not played.returns.any()
     seconds = time.perf_counter() - started
     run.totals["games"] += c.games_per_iteration
@@ -206,7 +214,8 @@ def self_play(run: Run, show_progress: bool, pool=None) -> dict:
     return {"games": run.totals["games"], "positions": run.totals["positions"], "replay": len(run.replay),
             "mean_moves": round(moves / c.games_per_iteration, 2), "draw_rate": round(draws / c.games_per_iteration, 4),
             "selfplay_s": round(seconds, 3), "moves_per_s": round(moves / seconds, 1),
-            "simulations_per_s": round(moves * c.simulations / seconds, 1)}
+            "simulations_per_s": round((full * c.simulations_at(run.iteration + 1)
+                                        + (moves - full) * c.cheap_simulations) / seconds, 1)}
 
 
 def fit(run: Run) -> dict:
@@ -215,8 +224,10 @@ def fit(run: Run) -> dict:
     if c.train_steps == 0:
         return {key: "" for key in (*learn.TERMS, "total_loss", "train_s")}
     started = time.perf_counter()
-    xs, pis, zs = run.replay.sample(c.train_steps, c.batch_size, run.rng)
-    run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs)
+    xs, pis, zs, ws = run.replay.sample(c.train_steps, c.batch_size, run.rng)
+    # without cheap moves every position has a policy target: today's loss, without the weights
+    ws = ws if c.cheap_fraction > 0 else None
+    run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs, ws)
     means = np.asarray(terms, np.float64).mean(axis=0)
     row = {key: round(float(value), 5) for key, value in zip(learn.TERMS, means)}
     row["total_loss"] = round(float(c.value_weight * means[0] + means[1] + means[2]), 5)
@@ -231,7 +242,8 @@ def gate(run: Run) -> dict:
         run.best_params = run.params
         return {"gate_score": "", "accepted": ""}
     agent = functools.partial(AlphaZeroAgent, run.game, simulations=c.gate_simulations, c_init=c.c_init,
-                              c_base=c.c_base, unvisited_value=c.unvisited_value, sample_moves=c.gate_sample_moves)
+                              c_base=c.c_base, unvisited_value=c.unvisited_value, sample_moves=c.gate_sample_moves,
+                              root_policy=c.root_policy, max_considered_actions=c.max_considered_actions)
     new, best = run.forward(run.params), run.forward(run.best_params)
     summary = play_match(lambda: run.game, lambda rng: agent(new, rng=rng, name="new"),
                          lambda rng: agent(best, rng=rng, name="best"),

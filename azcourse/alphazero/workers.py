@@ -26,6 +26,7 @@ other workers need, made batched self-play four times slower than one game at a 
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import multiprocessing
 import os
 
@@ -40,11 +41,24 @@ from .network import NetSpec, NumpyNet, Predictor
 from .selfplay import SelfPlayGame, play_games
 
 
-def search_config(config: AlphaZeroConfig) -> MCTSConfig:
-    """The self-play search of a run: PUCT with root noise."""
-    return MCTSConfig(simulations=config.simulations, tree_policy="puct", c_init=config.c_init, c_base=config.c_base,
-                      unvisited_value=config.unvisited_value, dirichlet_alpha=config.dirichlet_alpha,
-                      dirichlet_fraction=config.dirichlet_fraction)
+def search_config(config: AlphaZeroConfig, simulations: int | None = None) -> MCTSConfig:
+    """The full self-play search of a run, with ``simulations`` (default: the config's): PUCT with root
+    noise, or Gumbel (``root_policy``; no Dirichlet noise)."""
+    gumbel = config.root_policy == "gumbel"
+    return MCTSConfig(simulations=simulations or config.simulations, tree_policy="puct", c_init=config.c_init,
+                      c_base=config.c_base, unvisited_value=config.unvisited_value,
+                      dirichlet_alpha=0.0 if gumbel else config.dirichlet_alpha,
+                      dirichlet_fraction=config.dirichlet_fraction, root_policy=config.root_policy,
+                      max_considered_actions=config.max_considered_actions)
+
+
+def cheap_config(config: AlphaZeroConfig) -> MCTSConfig | None:
+    """The cheap search of playout-cap randomisation: ``cheap_simulations``, no Dirichlet or Gumbel noise
+    (KataGo's choice: a cheap move is played as strongly as its budget allows); None when
+    ``cheap_fraction`` is 0."""
+    if config.cheap_fraction == 0:
+        return None
+    return dataclasses.replace(search_config(config, config.cheap_simulations), dirichlet_alpha=0.0, gumbel_scale=0.0)
 
 
 def host_params(params) -> dict:
@@ -73,28 +87,31 @@ class SelfPlayWorker:
         self.config = AlphaZeroConfig(**config)
         self.game = make_game(self.config.game)
         self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden)
-        self.settings = search_config(self.config)
+        self.settings, self.cheap = search_config(self.config), cheap_config(self.config)
         if self.config.search_path == "compiled":
             from .compiled_search import rules_for
 
             rules_for(self.game)  # a ConfigError for a game it does not know
 
-    def play(self, params, seeds) -> list[SelfPlayGame]:
-        """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order."""
+    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
+        """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order; full
+        searches of ``simulations`` (default: the config's)."""
         c, game = self.config, self.game
         predictor = predictor_for(c, game, self.spec, params)
+        settings = dataclasses.replace(self.settings, simulations=simulations or c.simulations)
         if c.search_path == "compiled":
             from . import compiled_search
 
             rngs = [np.random.default_rng(int(seed)) for seed in seeds]
-            return compiled_search.play_games(game, predictor.forward_many, self.settings, c.temperature_moves, rngs,
+            return compiled_search.play_games(game, predictor.forward_many, settings, c.temperature_moves, rngs,
                                               c.reuse_tree, c.selfplay_batch)
         evaluator = NetworkEvaluator(predictor, predictor.predict_many)
         played = []
         for start in range(0, len(seeds), c.selfplay_batch):
             rngs = [np.random.default_rng(int(seed)) for seed in seeds[start:start + c.selfplay_batch]]
-            searches = [MCTS(game, evaluator, self.settings, rng) for rng in rngs]
-            played += play_games(game, searches, c.temperature_moves, rngs, c.reuse_tree, evaluator.many)
+            searches = [MCTS(game, evaluator, settings, rng) for rng in rngs]
+            played += play_games(game, searches, c.temperature_moves, rngs, c.reuse_tree, evaluator.many,
+                                 self.cheap, c.cheap_fraction)
         return played
 
 
@@ -111,8 +128,8 @@ class InProcessPool:
     def __init__(self, config: dict):
         self.worker, self.workers, self.where = SelfPlayWorker(config), 1, "this process"
 
-    def play(self, params, seeds) -> list[SelfPlayGame]:
-        return self.worker.play(host_params(params), seeds)
+    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
+        return self.worker.play(host_params(params), seeds, simulations)
 
     def close(self) -> None:
         pass
@@ -127,8 +144,8 @@ def _start_worker(config: dict) -> None:
     _WORKER = SelfPlayWorker(config)
 
 
-def _play_share(params, seeds) -> list[SelfPlayGame]:
-    return _WORKER.play(params, seeds)
+def _play_share(params, seeds, simulations) -> list[SelfPlayGame]:
+    return _WORKER.play(params, seeds, simulations)
 
 
 class ProcessPool:
@@ -150,9 +167,9 @@ class ProcessPool:
                 else:
                     os.environ[key] = value
 
-    def play(self, params, seeds) -> list[SelfPlayGame]:
+    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
         params = host_params(params)
-        futures = [self.executor.submit(_play_share, params, share) for share in shares(seeds, self.workers)]
+        futures = [self.executor.submit(_play_share, params, share, simulations) for share in shares(seeds, self.workers)]
         return [game for future in futures for game in future.result()]
 
     def close(self) -> None:
@@ -177,9 +194,10 @@ class RayPool:
         self.actors = [actor.remote(config) for _ in range(workers)]
         self.workers, self.where = workers, f"{workers} Ray actors"
 
-    def play(self, params, seeds) -> list[SelfPlayGame]:
+    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
         params = self.ray.put(host_params(params))
-        pending = [actor.play.remote(params, share) for actor, share in zip(self.actors, shares(seeds, self.workers))]
+        pending = [actor.play.remote(params, share, simulations)
+                   for actor, share in zip(self.actors, shares(seeds, self.workers))]
         return [game for share in self.ray.get(pending) for game in share]
 
     def close(self) -> None:

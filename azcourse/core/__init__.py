@@ -3,7 +3,7 @@
 Modules:
     protocol    -- the ``Game`` interface and its written contract (states, players, chance, text).
     evaluators  -- leaf evaluation: rollouts with a default policy (or a game's own playout), or a network.
-    mcts        -- the generic search (UCT or PUCT, root noise, subtree reuse).
+    mcts        -- the generic search (UCT, PUCT or Gumbel, root noise, subtree reuse).
     agents      -- players by name: random, UCT, and the seam for trained policies.
     arena       -- games, matches (seats alternating, Wilson intervals) and round robins between agents.
     terminal    -- a person against an agent in a terminal, for any game of the layer.

@@ -1,0 +1,212 @@
+"""The trainer's search options: Gumbel self-play and agents (``root_policy``), playout-cap randomisation
+(``cheap_fraction``: cheap moves keep their value target, carry no policy target, and the policy loss
+ignores them), the growing budget (``simulations_start``), and the refusals of their values.
+
+Self-play here uses an untrained numpy network and a few simulations; the one run of the trainer trains
+two steps (a smoke test of the whole path: weights in the replay, the weighted loss, the card's root policy).
+"""
+import csv
+import json
+
+import jax
+import numpy as np
+import pytest
+from scipy.special import log_softmax
+
+from azcourse.alphazero import learn
+from azcourse.alphazero import train as train_module
+from azcourse.alphazero.agent import AlphaZeroAgent, load_agent, search_settings
+from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
+from azcourse.alphazero.flax_net import init_params, make_module
+from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
+from azcourse.alphazero.replay import ReplayWindow
+from azcourse.alphazero.selfplay import play_game, play_games, positions
+from azcourse.alphazero.workers import InProcessPool, cheap_config, host_params, search_config
+from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.mcts import MCTS
+from azcourse.tictactoe.game import TicTacToe
+
+
+def network(game, hidden=(8,)):
+    spec = NetSpec.for_game(game, (), hidden)
+    return spec, NumpyNet(spec, init_params(spec, 0))
+
+
+def searches(game, config: AlphaZeroConfig, seeds, simulations=None, search=MCTS):
+    """One self-play search of ``config`` per seed (an untrained network), and their generators."""
+    _, net = network(game)
+    evaluator = NetworkEvaluator(Predictor(game, net))
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    return [search(game, evaluator, search_config(config, simulations), rng) for rng in rngs], rngs
+
+
+# -- playout-cap randomisation --------------------------------------------------------------------------------
+def test_cheap_moves_keep_their_result_but_carry_no_policy_target():
+    game = TicTacToe()
+    config = AlphaZeroConfig(simulations=12, cheap_fraction=0.5, cheap_simulations=2, temperature_moves=2)
+    (search,), (rng,) = searches(game, config, [3])
+    cheap = cheap_config(config)
+    assert cheap.simulations == 2 and cheap.dirichlet_alpha == 0 and search.config.dirichlet_alpha > 0
+    records = [play_game(game, search, 2, rng, True, cheap, 0.5) for _ in range(6)]
+    assert search.config is not cheap  # the search's own config is back after the games
+    w = np.concatenate([r.w for r in records])
+    assert set(w.tolist()) == {0.0, 1.0} and 0.25 < w.mean() < 0.75
+    for played in records:
+        np.testing.assert_array_equal(played.pi[played.w == 0], 0)  # no policy target
+        np.testing.assert_allclose(played.pi[played.w == 1].sum(axis=1), 1, rtol=1e-6)
+        movers = np.arange(played.moves) % 2
+        np.testing.assert_array_equal(played.z, played.returns[movers])  # every position keeps its value target
+        x, pi, z, weights = positions(game, played)
+        assert len(x) == len(weights) == 8 * played.moves
+        np.testing.assert_array_equal(weights, np.repeat(played.w, 8))
+        np.testing.assert_array_equal(pi[weights == 0], 0)
+
+
+def test_without_cheap_moves_self_play_is_unchanged_and_every_position_has_a_target():
+    game = TicTacToe()
+    config = AlphaZeroConfig(simulations=8)
+    (one,), (rng_one,) = searches(game, config, [5])
+    (two,), (rng_two,) = searches(game, config, [5])
+    plain, weighted = play_game(game, one, 3, rng_one), play_game(game, two, 3, rng_two, True, cheap_config(config), 0.0)
+    for name in ("x", "pi", "z", "returns"):
+        np.testing.assert_array_equal(getattr(plain, name), getattr(weighted, name))
+    assert cheap_config(config) is None and (plain.w == 1).all()
+
+
+def test_the_policy_loss_ignores_positions_without_a_target_and_the_value_loss_keeps_them():
+    game = TicTacToe()
+    spec, _ = network(game, (16,))
+    loss = jax.jit(learn.make_loss(make_module(spec), 1.0, 0.0))
+    params, rng = init_params(spec, 0), np.random.default_rng(0)
+    x = rng.random((12, *spec.encoding_shape)).astype(np.float32)
+    pi = rng.dirichlet(np.ones(spec.actions), 12).astype(np.float32)
+    z = rng.choice([-1.0, 0.0, 1.0], 12).astype(np.float32)
+    w = np.array([1, 0] * 6, np.float32)
+    logits, v = NumpyNet(spec, host_params(params)).forward(x)  # the same network in numpy
+    cross_entropy = -(pi * log_softmax(logits, axis=1)).sum(axis=1)
+    _, terms = loss(params, x, pi, z, w)
+    assert float(terms[0]) == pytest.approx(np.mean((v - z) ** 2), rel=1e-5)  # the value term: every position
+    assert float(terms[1]) == pytest.approx(cross_entropy[w == 1].mean(), rel=1e-5)  # the policy term: targets only
+    # the gradient of the policy term does not see the policy of a position without a target
+    grad = jax.grad(lambda p, q: loss(p, x, q, z, w)[1][1], argnums=1)(params, pi)
+    assert np.all(np.asarray(grad)[w == 0] == 0) and np.any(np.asarray(grad)[w == 1] != 0)
+
+
+def test_the_replay_keeps_the_weights_and_loads_a_state_saved_without_them():
+    window = ReplayWindow(4, (2,), 3)
+    window.add(np.arange(10, dtype=np.float32).reshape(5, 2), np.ones((5, 3)) / 3, np.zeros(5),
+               np.array([1, 0, 1, 0, 0], np.float32))
+    window.add(np.full((1, 2), 10, np.float32), np.ones((1, 3)) / 3, np.zeros(1))  # no weights: a target
+    x, _, _, w = window.sample(2, 6, np.random.default_rng(0))
+    np.testing.assert_array_equal(w, np.isin(x[..., 0], [4, 10]).astype(np.float32))  # held: 10 (w 1), 4 (1), 6 (0), 8 (0)
+    arrays = window.arrays()
+    again = ReplayWindow.from_arrays(4, arrays)
+    np.testing.assert_array_equal(again.w, window.w)
+    older = ReplayWindow.from_arrays(4, {k: v for k, v in arrays.items() if k != "w"})  # a state saved before
+    assert (older.w == 1).all()
+
+
+# -- the growing budget ---------------------------------------------------------------------------------------------
+def test_the_budget_grows_linearly_then_stays():
+    config = AlphaZeroConfig(simulations=40, simulations_start=8, simulations_growth_iterations=4)
+    assert [config.simulations_at(k) for k in range(1, 8)] == [8, 16, 24, 32, 40, 40, 40]
+    odd = AlphaZeroConfig(simulations=10, simulations_start=3, simulations_growth_iterations=3)
+    assert [odd.simulations_at(k) for k in range(1, 6)] == [3, 5, 7, 10, 10]  # 3 + 7 k // 3
+    assert {AlphaZeroConfig(simulations=40).simulations_at(k) for k in range(1, 5)} == {40}
+
+
+def test_the_trainer_and_its_workers_search_with_the_iteration_s_budget(tmp_path, monkeypatch):
+    budgets, real = [], train_module.play_game
+
+    def recording(game, search, *args):
+        budgets.append(search.config.simulations)
+        return real(game, search, *args)
+    monkeypatch.setattr(train_module, "play_game", recording)
+    config = AlphaZeroConfig(iterations=3, games_per_iteration=1, simulations=12, simulations_start=4,
+                             simulations_growth_iterations=2, train_steps=0, hidden=(8,), replay_positions=100)
+    train_module.train(config, tmp_path / "run", show_progress=False)
+    assert budgets == [4, 8, 12]
+    # a worker plays the game of a search with the budget it is given
+    game = TicTacToe()
+    spec, _ = network(game)
+    params = host_params(init_params(spec, 0))
+    played = InProcessPool(config.to_dict()).play(params, [9], 4)[0]
+    (search,), (rng,) = searches(game, config, [9], 4)
+    alone = play_games(game, [search], config.temperature_moves, [rng], config.reuse_tree)[0]
+    np.testing.assert_array_equal(played.pi, alone.pi)
+
+
+# -- Gumbel self-play and agents ---------------------------------------------------------------------------------------
+class Recording(MCTS):
+    """An ``MCTS`` that keeps every ``(state, result)`` of its searches."""
+
+    def search(self, state, gumbel=None):
+        result = super().search(state, gumbel)
+        self.record = getattr(self, "record", []) + [(state, result)]
+        return result
+
+
+def test_gumbel_self_play_plays_the_search_s_choice_and_learns_its_improved_policy():
+    game = TicTacToe()
+    config = AlphaZeroConfig(simulations=8, root_policy="gumbel", max_considered_actions=4, temperature_moves=9)
+    settings = search_config(config)
+    assert settings.root_policy == "gumbel" and settings.dirichlet_alpha == 0 and settings.max_considered_actions == 4
+    (search,), (rng,) = searches(game, config, [1], search=Recording)
+    played = play_game(game, search, config.temperature_moves, rng, True)
+    assert len(search.record) == played.moves
+    for t, (state, result) in enumerate(search.record):
+        np.testing.assert_allclose(played.pi[t], result.policy, rtol=1e-6)
+        legal = game.legal_mask(state)
+        assert np.all(played.pi[t][legal] > 0) and np.all(played.pi[t][~legal] == 0)  # an improved policy
+        if t + 1 < played.moves:  # the move played is the search's own (no temperature)
+            assert game.state_key(game.next_state(state, result.action)) == game.state_key(search.record[t + 1][0])
+
+
+def test_a_gumbel_agent_samples_with_noise_first_then_plays_without():
+    game = TicTacToe()
+    _, net = network(game)
+    agent = AlphaZeroAgent(game, net, 8, 0, sample_moves=1, root_policy="gumbel", max_considered_actions=4)
+    state = game.initial_state()
+    first = agent.choose(state)
+    assert agent.mcts.config.gumbel_scale == 1.0 and 0 <= first < 9
+    agent.observe(first)
+    state = game.next_state(state, first)
+    agent.choose(state)
+    assert agent.mcts.config.gumbel_scale == 0.0  # greedy after the sampled moves
+    assert search_settings({"c_init": 1.0, "c_base": 2.0, "unvisited_value": 0.0})["root_policy"] == "puct"
+
+
+def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent_searches_so(tmp_path):
+    config = AlphaZeroConfig(iterations=2, games_per_iteration=2, simulations=8, simulations_start=4,
+                             simulations_growth_iterations=1, root_policy="gumbel", max_considered_actions=4,
+                             cheap_fraction=0.5, cheap_simulations=2, train_steps=2, batch_size=8, hidden=(8,),
+                             replay_positions=200)
+    run_dir = tmp_path / "run"
+    train_module.train(config, run_dir, show_progress=False)
+    card = json.loads((run_dir / "best" / "card.json").read_text())
+    assert card["play"]["root_policy"] == "gumbel" and card["play"]["max_considered_actions"] == 4
+    agent = load_agent(run_dir)
+    assert agent.mcts.config.root_policy == "gumbel" and agent.mcts.config.max_considered_actions == 4
+    rows = list(csv.DictReader((run_dir / "log.csv").open()))
+    assert all(float(row["policy_loss"]) > 0 for row in rows)
+
+
+# -- refusals ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("values, message", [
+    ({"root_policy": "sampled"}, "root_policy must be one of puct, gumbel"),
+    ({"max_considered_actions": 0}, "max_considered_actions must be at least 1"),
+    ({"cheap_fraction": 1.0, "cheap_simulations": 4}, r"cheap_fraction must lie in \[0, 1\)"),
+    ({"cheap_fraction": -0.1}, r"cheap_fraction must lie in \[0, 1\)"),
+    ({"cheap_fraction": 0.5}, "cheap_simulations must lie between 1 and the first iteration's simulations"),
+    ({"cheap_fraction": 0.5, "cheap_simulations": 60}, "cheap_simulations must lie between 1"),
+    ({"cheap_fraction": 0.5, "cheap_simulations": 10, "simulations_start": 8, "simulations_growth_iterations": 2},
+     "cheap_simulations must lie between 1 and the first iteration's simulations"),
+    ({"cheap_simulations": -1}, "cheap_simulations must be 0 or more"),
+    ({"simulations_start": 8}, "simulations_start and simulations_growth_iterations go together"),
+    ({"simulations_growth_iterations": 5}, "go together"),
+    ({"simulations_start": 60, "simulations_growth_iterations": 5}, "simulations_start must lie between 1 and simulations"),
+    ({"cheap_fraction": 0.5, "cheap_simulations": 4, "search_path": "compiled"}, "needs search_path 'generic'"),
+])
+def test_out_of_range_search_options_are_refused(values, message):
+    with pytest.raises(ConfigError, match=message):
+        AlphaZeroConfig(simulations=50, **values)
