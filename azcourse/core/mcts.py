@@ -187,16 +187,17 @@ class Node:
         order, tried: indices into ``actions``, the first ``tried`` of them in the order UCT tried
             them, the rest not yet tried (shuffled one step per try).
         value: the evaluator's value of the state for the chooser (decision node).
+        logits: list of k floats, ``log P`` (``logits``, kept once computed), or None.
         gumbel: list of k floats, the Gumbel noise of the actions (the root of a Gumbel search), or None.
         returns: float64 ``(num_players,)`` (terminal node).
     """
 
     __slots__ = ("state", "kind", "player", "actions", "prior", "weights", "clean_prior", "counts", "totals", "children",
-                 "visits", "order", "tried", "value", "gumbel", "returns")
+                 "visits", "order", "tried", "value", "logits", "gumbel", "returns")
 
     def __init__(self, state, kind):
         self.state, self.kind, self.visits = state, kind, 1
-        self.clean_prior = self.gumbel = None
+        self.clean_prior = self.logits = self.gumbel = None
 
     @property
     def n(self) -> np.ndarray:
@@ -465,9 +466,12 @@ class MCTS:
 
 def logits(node: Node) -> list:
     """``log P(s, a)`` of each legal action of a decision node (uniform without a prior), each prior
-    clipped at ``TINY`` first, so a zero prior gives a very negative but finite logit."""
-    prior = node.weights or [1.0 / len(node.counts)] * len(node.counts)
-    return [math.log(max(p, TINY)) for p in prior]
+    clipped at ``TINY`` first, so a zero prior gives a very negative but finite logit; computed once
+    and kept in ``node.logits`` (a Gumbel search adds no noise to the priors)."""
+    if node.logits is None:
+        prior = node.weights or [1.0 / len(node.counts)] * len(node.counts)
+        node.logits = [math.log(max(p, TINY)) for p in prior]
+    return node.logits
 
 
 def softmax(values: list) -> list:
@@ -494,10 +498,9 @@ def completed_q(node: Node, action_space: int) -> list:
     visited = sum(counts)
     mixed = node.value
     if visited:
-        probs = [max(p, TINY) for p in prior]
-        mass = sum(p for p, n in zip(probs, counts) if n)
-        weighted = sum(p * (w / n) / mass for p, n, w in zip(probs, counts, totals) if n)
-        mixed = (node.value + visited * weighted) / (visited + 1)
+        seen = [(max(p, TINY), w / n) for p, n, w in zip(prior, counts, totals) if n]  # (P, Q) of the visited
+        mass = sum(p for p, _ in seen)
+        mixed = (node.value + visited * sum(p * q / mass for p, q in seen)) / (visited + 1)
     completed = [w / n if n else mixed for n, w in zip(counts, totals)]
     low, high = min(completed), max(completed)
     if len(counts) < action_space:
