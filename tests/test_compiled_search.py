@@ -19,7 +19,7 @@ from azcourse.alphazero import compiled_search
 from azcourse.alphazero.compiled_search import Lockstep, play_games, returns_of, rules_for
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
-from azcourse.alphazero.selfplay import SelfPlayGame, play_game
+from azcourse.alphazero.selfplay import play_game
 from azcourse.alphazero.train import train
 from azcourse.alphazero.workers import SelfPlayWorker
 from azcourse.core.evaluators import NetworkEvaluator
@@ -72,29 +72,6 @@ def generic_games(game, net, seeds, settings, temperature_moves, reuse_tree):
     return played, visits
 
 
-def gumbel_games(game, net, seeds, settings):
-    """Gumbel self-play on ``MCTS.search`` (as ``selfplay.play_games`` plays it with the Gumbel root policy):
-    each position's target is the search's improved policy and each move the search's choice; and each
-    game's visit counts per move."""
-    played, visits = [], []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        search = RecordingMCTS(game, NetworkEvaluator(Predictor(game, net)), settings, rng)
-        state, xs, pis, players = game.initial_state(rng), [], [], []
-        while not game.is_terminal(state):
-            result = search.search(state)
-            xs.append(game.encode(state))
-            pis.append(result.policy)
-            players.append(result.player)
-            search.advance(result.action)
-            state = game.next_state(state, result.action)
-        returns = game.returns(state)
-        played.append(SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
-                                   returns[players].astype(np.float32), returns))
-        visits.append(search.visits)
-    return played, visits
-
-
 def record_compiled_searches(monkeypatch, seeds, rngs) -> tuple[dict, list]:
     """Make ``Lockstep`` keep the visit counts of every search, by the seed of its game; and count the
     repacks of its pools. Returns ``({seed: [visits, ...]}, repacks)``."""
@@ -120,7 +97,7 @@ def record_compiled_searches(monkeypatch, seeds, rngs) -> tuple[dict, list]:
 def same_games(expected, played):
     assert len(expected) == len(played)
     for one, two in zip(expected, played):
-        for name in ("x", "pi", "z", "returns"):
+        for name in ("x", "pi", "z", "returns", "w"):
             np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
             assert getattr(one, name).dtype == getattr(two, name).dtype and getattr(one, name).shape == \
                 getattr(two, name).shape, name
@@ -206,7 +183,7 @@ def test_compiled_gumbel_self_play_is_the_generic_search(name, monkeypatch):
     improved policies and choices."""
     game, seeds = make_game(name), [3, 4, 5]
     net = dyadic_net(game, seed=1)
-    expected, expected_visits = gumbel_games(game, net, seeds, GUMBEL)
+    expected, expected_visits = generic_games(game, net, seeds, GUMBEL, 4, True)
     rngs = [np.random.default_rng(seed) for seed in seeds]
     visits, _ = record_compiled_searches(monkeypatch, seeds, rngs)
     same_games(expected, play_games(game, net.forward, GUMBEL, 4, rngs, True, batch=2))

@@ -1,4 +1,4 @@
-"""Compiled self-play: AlphaZero's PUCT search on trees in numpy arrays, many games in lockstep (numba).
+"""Compiled self-play: AlphaZero's search (PUCT or Gumbel) on trees in numpy arrays, many games in lockstep (numba).
 
 ``azcourse.core.mcts`` is the pack's readable search, the one students read and every game uses;
 this module is the only second search in the pack. It exists for speed: at the sizes the trainer
@@ -6,7 +6,9 @@ meets for real (Othello 8x8, Hex 7x7) on two CPU cores, the generic search spend
 simulation in Python (nodes as objects, a state object per move), so self-play, not training,
 bounds a run. Here the trees live in preallocated arrays and the descents, the moves of the rules
 (``azcourse.othello.compiled``, ``azcourse.hex.compiled``), the expansions and the backups run in
-numba; Python is left one batched network call per round and the per-move draws.
+numba; Python is left one batched network call per round and the per-move draws. It lives in the
+trainer's package, not in ``azcourse.core``, because it knows games (the generic layer imports none:
+docs/architecture.md); each game's compiled rules live in that game's package, beside its ``game.py``.
 
 What it computes is ``selfplay.play_games`` with ``MCTS`` (``tree_policy = "puct"``, either root
 policy), and ``tests/test_compiled_search.py`` checks it: the same PUCT formula and tie-breaking (the
@@ -799,6 +801,7 @@ def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_mov
                 xs, pis, players = records[playing[slot]]
                 returns = returns_of(result)
                 played[playing[slot]] = SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
-                                                     returns[np.asarray(players, np.int64)].astype(np.float32), returns)
+                                                     returns[np.asarray(players, np.int64)].astype(np.float32), returns,
+                                                     np.ones(len(players), np.float32))
                 refill(slot)
     return played

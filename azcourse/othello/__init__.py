@@ -3,6 +3,7 @@
 | module | job |
 |---|---|
 | ``game.py`` | the rules on the protocol: bitboard move generation, the explicit pass, text and parsing |
+| ``compiled.py`` | the rules as numba functions on the bitboards, for the compiled self-play search |
 | ``symmetry.py`` | the board's eight symmetries for encoded states and policies (data augmentation) |
 | ``display.py`` | a position as a matplotlib figure |
 | ``agents.py`` | opponents by name for terminal play: random, greedy, uct |
