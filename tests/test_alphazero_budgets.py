@@ -162,6 +162,23 @@ def test_gumbel_self_play_plays_the_search_s_choice_and_learns_its_improved_poli
             assert game.state_key(game.next_state(state, result.action)) == game.state_key(search.record[t + 1][0])
 
 
+def test_gumbel_games_with_cheap_moves_in_lockstep_are_the_games_played_one_at_a_time():
+    game = TicTacToe()
+    config = AlphaZeroConfig(simulations=8, root_policy="gumbel", max_considered_actions=4, cheap_fraction=0.3,
+                             cheap_simulations=2)
+    cheap, seeds = cheap_config(config), [4, 5, 6]
+    alone = []
+    for seed in seeds:
+        (search,), (rng,) = searches(game, config, [seed])
+        alone.append(play_game(game, search, 0, rng, True, cheap, 0.3))
+    batch, rngs = searches(game, config, seeds)
+    together = play_games(game, batch, 0, rngs, True, batch[0].evaluator.many, cheap, 0.3)
+    for one, two in zip(alone, together):
+        for name in ("x", "pi", "z", "w", "returns"):
+            np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
+    assert 0 < np.concatenate([g.w for g in together]).mean() < 1
+
+
 def test_a_gumbel_agent_samples_with_noise_first_then_plays_without():
     game = TicTacToe()
     _, net = network(game)
@@ -180,7 +197,7 @@ def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent
     config = AlphaZeroConfig(iterations=2, games_per_iteration=2, simulations=8, simulations_start=4,
                              simulations_growth_iterations=1, root_policy="gumbel", max_considered_actions=4,
                              cheap_fraction=0.5, cheap_simulations=2, train_steps=2, batch_size=8, hidden=(8,),
-                             replay_positions=200)
+                             replay_positions=200, gate_games=2, gate_simulations=4)
     run_dir = tmp_path / "run"
     train_module.train(config, run_dir, show_progress=False)
     card = json.loads((run_dir / "best" / "card.json").read_text())
@@ -188,7 +205,7 @@ def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent
     agent = load_agent(run_dir)
     assert agent.mcts.config.root_policy == "gumbel" and agent.mcts.config.max_considered_actions == 4
     rows = list(csv.DictReader((run_dir / "log.csv").open()))
-    assert all(float(row["policy_loss"]) > 0 for row in rows)
+    assert all(float(row["policy_loss"]) > 0 and row["accepted"] in ("0", "1") for row in rows)
 
 
 # -- refusals ---------------------------------------------------------------------------------------------------------
