@@ -35,7 +35,8 @@ GUMBEL = MCTSConfig(simulations=20, tree_policy="puct", root_policy="gumbel", ma
 
 
 def dyadic_params(game, hidden=16, seed=0) -> dict:
-    """A one-hidden-layer MLP's ``params`` for ``game``, every weight a small multiple of 1/8 (see the module docstring)."""
+    """A one-hidden-layer MLP's ``params`` for ``game``, every weight a small multiple of 1/8 (see the module
+    docstring)."""
     rng = np.random.default_rng(seed)
     inputs, actions = int(np.prod(game.encoding_shape)), game.action_space_size
     layer = lambda fan_in, fan_out, unit: {"kernel": rng.integers(-4, 5, (fan_in, fan_out)) * unit,  # noqa: E731
@@ -105,7 +106,7 @@ def same_games(expected, played):
 
 @pytest.mark.parametrize("name", ["othello4", "othello6", "othello8", "hex3", "hex5", "hex7", "hex8"])
 def test_the_compiled_rules_play_the_games(name):
-    """Random games: the legal actions, next states, ends, results and encodings of the compiled rules are the game's."""
+    """Random games: the compiled rules' legal actions, next states, ends, results and encodings are the game's."""
     game = make_game(name)
     module = othello_rules if name.startswith("othello") else hex_rules
     n, table, rng = game.size, module.table(game.size), np.random.default_rng(len(name) + game.size)

@@ -142,10 +142,11 @@ class Trees(NamedTuple):
 
 def empty_trees(nodes: int, edges: int) -> Trees:
     """A pool with room for ``nodes`` nodes and ``edges`` edges, none in use."""
-    u64, i64, f64 = (lambda size: np.zeros(size, np.uint64)), (lambda size: np.zeros(size, np.int64)), \
-        (lambda size: np.zeros(size, np.float64))
-    return Trees(u64(nodes), u64(nodes), u64(nodes), i64(nodes), i64(nodes), i64(nodes), f64(nodes), i64(nodes),
-                 i64(nodes), i64(edges), f64(edges), i64(edges), f64(edges), i64(edges), i64(2))
+    node = lambda dtype: np.zeros(nodes, dtype)  # noqa: E731
+    edge = lambda dtype: np.zeros(edges, dtype)  # noqa: E731
+    u64, i64, f64 = np.uint64, np.int64, np.float64
+    return Trees(node(u64), node(u64), node(u64), node(i64), node(i64), node(i64), node(f64), node(i64), node(i64),
+                 edge(i64), edge(f64), edge(i64), edge(f64), edge(i64), np.zeros(2, i64))
 
 
 class Slots(NamedTuple):
@@ -709,7 +710,8 @@ class Lockstep:
         """What the searches of the ``finished`` slots found."""
         r, count = self.rules, len(finished)
         visits, policy = np.zeros((count, r.actions), np.int64), np.zeros((count, r.actions))
-        actions, x, movers = np.zeros(count, np.int64), np.zeros((count, r.encoding), np.float32), np.zeros(count, np.int64)
+        actions, movers = np.zeros(count, np.int64), np.zeros(count, np.int64)
+        x = np.zeros((count, r.encoding), np.float32)
         _collect(self.trees, self.slots, self.settings, r.kind, r.size, finished, visits, policy, actions, x, movers)
         if not self.gumbel:
             for j in range(count):
@@ -736,7 +738,8 @@ class Lockstep:
         if trees.used[0] + nodes <= len(trees.visits) and trees.used[1] + edges <= len(trees.action):
             return
         keep, live_nodes, live_edges = _live(trees, self.slots)
-        new = empty_trees(max(len(trees.visits), 2 * (live_nodes + nodes)), max(len(trees.action), 2 * (live_edges + edges)))
+        new = empty_trees(max(len(trees.visits), 2 * (live_nodes + nodes)),
+                          max(len(trees.action), 2 * (live_edges + edges)))
         _copy_live(trees, new, keep, self.slots)
         self.trees = new
 
