@@ -132,8 +132,8 @@ def test_network_players_refuse_a_board_without_a_shipped_network():
     from azcourse.othello.agents import make_opponent
 
     for name in ("value", "policy", "monte-carlo", "alphazero"):
-        with pytest.raises(PolicyUnavailable, match="no trained othello8 network is shipped"):
-            make_opponent(name, Othello(8), np.random.default_rng(0), 10)
+        with pytest.raises(PolicyUnavailable, match="no trained othello4 network is shipped"):
+            make_opponent(name, Othello(4), np.random.default_rng(0), 10)
     done = subprocess.run([sys.executable, "play.py", "othello", "--size", "4", "--opponent", "policy"],
                           input="quit\n", capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no trained othello4 network" in done.stderr

@@ -1,14 +1,16 @@
-"""``python -m azcourse.alphazero train|match``: AlphaZero training for any game of the layer, and matches.
+"""``python -m azcourse.alphazero train|match|curve``: AlphaZero training for any game of the layer, and matches.
 
     python -m azcourse.alphazero train --config configs/tictactoe_az.toml [--run-dir DIR] [--set key=value ...]
                                        [--ray auto|ADDRESS|local]
     python -m azcourse.alphazero match CHECKPOINT [--opponent random|uct|perfect|CHECKPOINT] [--games 100]
+    python -m azcourse.alphazero curve RUN_DIR [--games 20] [--simulations 200] [--opponent-simulations 2000]
 
 ``train`` runs (or continues) the run of a config in ``DIR`` (default ``runs/<config name>``);
 ``--set`` overrides one key of the config and may be repeated (``--set workers=0``: self-play on every
 core); ``--ray`` plays self-play on a Ray cluster (``pip install '.[cluster]'``). ``match`` plays a checkpoint (a
 folder, a run folder or a name under ``ckpts/``) against an opponent with seats alternating and
-prints the summary; ``perfect`` is the minimax player of tic-tac-toe.
+prints the summary; ``perfect`` is the minimax player of tic-tac-toe. ``curve`` plays a run's kept checkpoints
+that ``curve.csv`` lacks against OpenSpiel's MCTS and draws ``curve.png`` from it (``curve``).
 """
 from __future__ import annotations
 
@@ -79,6 +81,22 @@ def _match(args) -> int:
     return 0
 
 
+def _curve(args) -> int:
+    from .curve import FIGURE_FILE, draw, evaluate
+
+    if args.games:
+        for row in evaluate(args.run_dir, args.games, args.simulations, args.opponent_simulations, args.workers,
+                            args.seed):
+            print(f"iteration {row['iteration']} ({row['wall_s'] / 60:.1f} min): {100 * row['score']:.1f}% "
+                  f"({100 * row['score_low']:.1f}-{100 * row['score_high']:.1f}) over {row['games']} games", flush=True)
+    try:
+        draw(args.run_dir)
+    except FileNotFoundError as problem:
+        raise ConfigError(str(problem)) from None
+    print(pathlib.Path(args.run_dir) / FIGURE_FILE)
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="python -m azcourse.alphazero", description=__doc__.splitlines()[0])
@@ -104,6 +122,17 @@ def main(argv=None) -> int:
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--workers", type=int, default=1, help="processes (the result does not depend on it)")
     match.set_defaults(run=_match)
+
+    curve = commands.add_parser("curve", help="a run's checkpoints against OpenSpiel's MCTS: curve.csv and curve.png")
+    curve.add_argument("run_dir", help="the run folder (its checkpoints/, log.csv)")
+    curve.add_argument("--games", type=int, default=20,
+                       help="games a checkpoint, seats alternating (default 20; 0: only draw curve.png)")
+    curve.add_argument("--simulations", type=int, default=200, help="the network's simulations a move (default 200)")
+    curve.add_argument("--opponent-simulations", type=int, default=2000,
+                       help="OpenSpiel MCTSBot's simulations a move (default 2000)")
+    curve.add_argument("--seed", type=int, default=0)
+    curve.add_argument("--workers", type=int, default=1, help="processes (the result does not depend on it)")
+    curve.set_defaults(run=_curve)
     args = parser.parse_args(argv)
     args.argv = argv
     from azcourse.registry import UnknownGame
