@@ -7,9 +7,13 @@ so a checkpoint card that records ``game.name`` is enough to rebuild the game it
 Adding a game is one line in ``FAMILIES``: the family name, the constructor as
 ``"module:attribute"`` (imported on first use, so naming a game never imports the others, e.g.
 Azul's numba engine), and whether the name carries a size.
+
+Players that need only a game: ``make_alphabeta("alphabeta:3", "othello8")`` is alpha-beta to 3 plies
+(``azcourse.core.alphabeta``) with the family's static evaluation in ``EVALUATIONS``.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from typing import NamedTuple
@@ -29,6 +33,12 @@ FAMILIES = {
     "azul": Family("azcourse.azul.game:Azul", sized=False),
     "othello": Family("azcourse.othello.game:Othello", sized=True),
     "tak": Family("azcourse.tak.game:Tak", sized=True),
+}
+
+# family -> "module:attribute" of its evaluation ``evaluate(game, state, player) -> float`` in [-1, 1]
+EVALUATIONS = {
+    "othello": "azcourse.othello.agents:evaluate",  # corners and mobility
+    "hex": "azcourse.hex.agents:evaluate",  # shortest connecting paths
 }
 
 _NAME = re.compile(r"([a-z_]+?)(\d*)")
@@ -61,3 +71,25 @@ def make_game(name: str):
         return constructor(int(size)) if size else constructor()
     except ValueError as problem:
         raise UnknownGame(f"{name!r}: {problem}") from None
+
+
+def make_alphabeta(spec: str, game_name: str, rng=None):
+    """The alpha-beta agent that ``spec`` names (``alphabeta:<depth>``, e.g. ``alphabeta:3``) for the
+    game called ``game_name``. ``rng`` is accepted and unused (the agent is deterministic), so
+    ``functools.partial(make_alphabeta, spec, game_name)`` is a factory for ``play_match``.
+
+    Raises:
+        ValueError: ``spec`` is not ``alphabeta:<depth>``, or the game's family has no evaluation.
+    """
+    from azcourse.core.alphabeta import AlphaBetaAgent
+
+    kind, _, depth = spec.partition(":")
+    if kind != "alphabeta" or not depth.isdigit() or int(depth) < 1:
+        raise ValueError(f"an alpha-beta player is named alphabeta:<depth>, e.g. alphabeta:3; got {spec!r}")
+    game = make_game(game_name)
+    family = _NAME.fullmatch(game.name).group(1)
+    if family not in EVALUATIONS:
+        raise ValueError(f"no alpha-beta evaluation for {game.name}; known: {', '.join(EVALUATIONS)}")
+    module, attribute = EVALUATIONS[family].split(":")
+    evaluate = getattr(importlib.import_module(module), attribute)
+    return AlphaBetaAgent(game, functools.partial(evaluate, game), int(depth), name=f"alphabeta:{depth}")

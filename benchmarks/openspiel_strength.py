@@ -3,9 +3,13 @@
     python benchmarks/openspiel_strength.py hex5_az [--games 200] [--simulations 200]
                                             [--opponent-simulations 200,2000] [--workers 2] [--seed 0]
     python benchmarks/openspiel_strength.py ckpts/othello8 --opponent-simulations 200,2000
+    python benchmarks/openspiel_strength.py alphabeta:3 --game othello8 --opponent-simulations 2000
 
 The network plays PUCT search with its card's settings at ``--simulations`` per move
-(``azcourse.alphazero.agent.load_agent``); the opponent is OpenSpiel's C++ ``MCTSBot`` with random
+(``azcourse.alphazero.agent.load_agent``). In its place, ``alphabeta:<depth>`` with ``--game`` plays
+the calibration yardstick: alpha-beta to that many plies with the game's static evaluation
+(``azcourse.registry.make_alphabeta``; Othello: corners and mobility, Hex: shortest connecting
+paths), so a card can say what a plain classical player scores against the same bot. The opponent is OpenSpiel's C++ ``MCTSBot`` with random
 rollouts (``azcourse.openspiel_agent``: UCT c = 2, one rollout a leaf, MCTS-Solver), a fresh bot per
 game, at each budget of ``--opponent-simulations``. Seats alternate game by game; every game starts
 from the initial position (the bot's random rollouts make the games differ). Prints one line per
@@ -19,22 +23,30 @@ import functools
 from azcourse.alphazero.agent import load_agent
 from azcourse.core.arena import play_match
 from azcourse.openspiel_agent import OpenSpielMCTSAgent
-from azcourse.registry import make_game
+from azcourse.registry import make_alphabeta, make_game
 
 
 def match(checkpoint: str, simulations: int, opponent_simulations: int, games: int, workers: int, seed: int,
-          progress: bool = True):
-    """The ``MatchSummary`` of the network of ``checkpoint`` against the OpenSpiel bot."""
-    network = functools.partial(load_agent, checkpoint, simulations=simulations, name=f"network@{simulations}")
-    game_name = network(0).game.name
+          progress: bool = True, game_name: str | None = None):
+    """The ``MatchSummary`` of the network of ``checkpoint`` (or of the alpha-beta player that
+    ``alphabeta:<depth>`` names, on ``game_name``) against the OpenSpiel bot."""
+    if checkpoint.startswith("alphabeta"):
+        if game_name is None:
+            raise ValueError(f"{checkpoint} needs a game (--game othello8, hex7, ...)")
+        player = functools.partial(make_alphabeta, checkpoint, game_name)
+    else:
+        player = functools.partial(load_agent, checkpoint, simulations=simulations, name=f"network@{simulations}")
+        game_name = player(0).game.name
     bot = functools.partial(OpenSpielMCTSAgent, make_game(game_name), simulations=opponent_simulations)
-    return play_match(functools.partial(make_game, game_name), network, bot, games=games, seed=seed,
+    return play_match(functools.partial(make_game, game_name), player, bot, games=games, seed=seed,
                       workers=workers, progress=progress)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint", help="a checkpoint folder, run folder or name under ckpts/ (hex5_az, othello8, hex7)")
+    parser.add_argument("checkpoint", help="a checkpoint folder, run folder or name under ckpts/ (hex5_az, othello8, "
+                                           "hex7), or alphabeta:<depth> with --game")
+    parser.add_argument("--game", help="the game of an alphabeta:<depth> player (othello8, hex5, hex7, ...)")
     parser.add_argument("--games", type=int, default=200, help="games a match, seats alternating (default 200)")
     parser.add_argument("--simulations", type=int, default=200, help="the network's simulations a move (default 200)")
     parser.add_argument("--opponent-simulations", default="200,2000",
@@ -44,11 +56,13 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     rows = []
     for budget in (int(b) for b in args.opponent_simulations.split(",")):
-        summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed)
+        summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed,
+                        game_name=args.game)
         print(summary.text(), flush=True)
         (w1, d1, l1), (w2, d2, l2) = summary.by_seat
         low, high = summary.interval("wins")
-        rows.append(f"| {args.checkpoint} @{args.simulations} vs OpenSpiel MCTS @{budget} | "
+        player = f"{args.checkpoint} on {args.game}" if args.game else f"{args.checkpoint} @{args.simulations}"
+        rows.append(f"| {player} vs OpenSpiel MCTS @{budget} | "
                     f"{summary.wins} / {summary.draws} / {summary.losses} | "
                     f"{100 * summary.win_rate:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | "
                     f"{w1}/{d1}/{l1} | {w2}/{d2}/{l2} |")

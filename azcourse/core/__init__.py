@@ -8,6 +8,7 @@ Modules:
     arena       -- games, matches (seats alternating, Wilson intervals) and round robins between agents.
     terminal    -- a person against an agent in a terminal, for any game of the layer.
     planners    -- one-move planners on a network: value-based, policy-based, Monte Carlo rollouts.
+    alphabeta   -- depth-limited alpha-beta with a game's static evaluation: the classical yardstick.
     square_symmetry -- the eight symmetries of a square board (encodings and squares), for augmentation.
 
 The games themselves live in their own packages (``azcourse.tictactoe``, ``azcourse.hex``,

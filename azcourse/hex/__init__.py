@@ -2,6 +2,7 @@
 
 | module | job |
 |---|---|
+| ``agents.py`` | the alpha-beta yardstick's evaluation: shortest connecting paths |
 | ``compiled.py`` | the rules as numba functions on two bitboards, for the compiled AlphaZero self-play search |
 | ``config.py`` | every run parameter (the assignment's section 6.5), TOML + overrides |
 | ``anet.py`` | the Flax MLP, its masked softmax, optax optimizers, a numpy forward pass |

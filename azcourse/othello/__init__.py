@@ -6,7 +6,7 @@
 | ``compiled.py`` | the rules as numba functions on the bitboards, for the compiled self-play search |
 | ``symmetry.py`` | the board's eight symmetries for encoded states and policies (data augmentation) |
 | ``display.py`` | a position as a matplotlib figure |
-| ``agents.py`` | opponents by name for terminal play: random, greedy, uct |
+| ``agents.py`` | opponents by name for terminal play: random, greedy, uct; the alpha-beta yardstick's evaluation |
 
 See docs/othello.md.
 """

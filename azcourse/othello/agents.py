@@ -18,6 +18,9 @@ network of its AlphaZero run; only 6x6 has one) through ``azcourse.core.planners
     monte-carlo  the 3 most probable moves, each judged by 10 rollouts of up to 5 policy moves that
                  start after it, the value head where they stop.
     alphazero    PUCT search with the network (``simulations`` per move).
+
+``evaluate`` is the static evaluation of the alpha-beta yardstick (``azcourse.core.alphabeta``,
+named ``alphabeta:<depth>`` by ``azcourse.registry.make_alphabeta``): corners and mobility.
 """
 from __future__ import annotations
 
@@ -45,6 +48,26 @@ class GreedyAgent:
 
     def observe(self, action: int) -> None:
         """Nothing to remember."""
+
+
+CORNER_WEIGHT = 0.6  # the rest of the evaluation's range is mobility's
+
+
+def evaluate(game: Othello, state: OthelloState, player: int) -> float:
+    """What ``state`` (not finished) is worth to ``player`` in [-1, 1]: corners and mobility.
+
+    ``0.6 * (c - c') / 4 + 0.4 * (m - m') / (m + m')``, with ``c, c'`` the corners held by
+    ``player`` and by the opponent, ``m, m'`` the placing moves each would have if it were to move
+    (the mobility term 0 when neither has one). Zero-sum: the two players' values are opposite.
+    """
+    n = game.size
+    own, opponent = (state.black, state.white) if player == 0 else (state.white, state.black)
+    corners = 1 | 1 << (n - 1) | 1 << (n * (n - 1)) | 1 << (n * n - 1)
+    corner_term = ((own & corners).bit_count() - (opponent & corners).bit_count()) / 4
+    mine = game.placing_moves(own, opponent).bit_count()
+    theirs = game.placing_moves(opponent, own).bit_count()
+    mobility = (mine - theirs) / (mine + theirs) if mine + theirs else 0.0
+    return CORNER_WEIGHT * corner_term + (1 - CORNER_WEIGHT) * mobility
 
 
 def shipped_network(game: Othello, source=None) -> Callable:
