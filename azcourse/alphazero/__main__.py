@@ -86,7 +86,7 @@ def _curve(args) -> int:
 
     if args.games:
         for row in evaluate(args.run_dir, args.games, args.simulations, args.opponent_simulations, args.workers,
-                            args.seed):
+                            args.seed, every=args.every):
             print(f"iteration {row['iteration']} ({row['wall_s'] / 60:.1f} min): {100 * row['score']:.1f}% "
                   f"({100 * row['score_low']:.1f}-{100 * row['score_high']:.1f}) over {row['games']} games", flush=True)
     try:
@@ -131,6 +131,8 @@ def main(argv=None) -> int:
     curve.add_argument("--opponent-simulations", type=int, default=2000,
                        help="OpenSpiel MCTSBot's simulations a move (default 2000)")
     curve.add_argument("--seed", type=int, default=0)
+    curve.add_argument("--every", type=int, default=1,
+                       help="only the checkpoints whose iteration is a multiple of this (default 1: every kept one)")
     curve.add_argument("--workers", type=int, default=1, help="processes (the result does not depend on it)")
     curve.set_defaults(run=_curve)
     args = parser.parse_args(argv)

@@ -60,11 +60,12 @@ def kept_checkpoints(run_dir: pathlib.Path) -> list[tuple[int, pathlib.Path]]:
 
 
 def evaluate(run_dir, games: int = 20, simulations: int = 200, opponent_simulations: int = 2000, workers: int = 1,
-             seed: int = 0, progress: bool = True) -> list[dict]:
+             seed: int = 0, progress: bool = True, every: int = 1) -> list[dict]:
     """Play each kept checkpoint of ``run_dir`` that ``curve.csv`` lacks for these budgets against OpenSpiel's
     MCTS, ``games`` games, and append its row (``CURVE_FIELDS``) to ``curve.csv``. Returns the new rows.
 
     Args:
+        every: only the checkpoints whose iteration is a multiple of this (1: every kept one).
         simulations: the network's simulations a move (its card's search settings otherwise).
         opponent_simulations: the bot's simulations a move.
         workers: processes for each match (the results do not depend on it).
@@ -78,7 +79,7 @@ def evaluate(run_dir, games: int = 20, simulations: int = 200, opponent_simulati
     done = {(row["iteration"], row["simulations"], row["opponent_simulations"]) for row in read_rows(path)}
     new = []
     for iteration, folder in kept_checkpoints(run_dir):
-        if (iteration, simulations, opponent_simulations) in done:
+        if iteration % every or (iteration, simulations, opponent_simulations) in done:
             continue
         network = functools.partial(load_agent, str(folder), simulations=simulations, name=f"iter {iteration}")
         game_name = network(0).game.name
