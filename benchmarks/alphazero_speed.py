@@ -74,9 +74,11 @@ def self_play_rate(game, forward, simulations: int, seconds: float, cache: bool)
     return moves / elapsed, moves * simulations / elapsed
 
 
-def compiled_rate(game, forward_many, simulations: int, batch: int) -> tuple[float, float]:
-    """(moves, simulations) per CPU second of ``2 * batch`` self-play games on the compiled search."""
-    settings = MCTSConfig(simulations=simulations, tree_policy="puct", dirichlet_alpha=0.3)
+def compiled_rate(game, forward_many, simulations: int, batch: int, root_policy: str = "puct") -> tuple[float, float]:
+    """(moves, simulations) per CPU second of ``2 * batch`` self-play games on the compiled search
+    (``root_policy`` ``"puct"`` with root noise, or ``"gumbel"``)."""
+    noise = 0.3 if root_policy == "puct" else 0.0
+    settings = MCTSConfig(simulations=simulations, tree_policy="puct", dirichlet_alpha=noise, root_policy=root_policy)
     compiled_search.play_games(game, forward_many, settings, 3, [np.random.default_rng(0)])  # compile
     start = time.process_time()
     played = compiled_search.play_games(game, forward_many, settings, 3,
