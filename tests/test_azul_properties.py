@@ -100,6 +100,7 @@ def offer_empty(s: AzulState) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_recorded_games_are_varied(games):
     lengths = np.array([len(g.actions) for g in games])
     rounds = np.array([g.round[-1] for g in games])

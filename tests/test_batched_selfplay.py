@@ -191,6 +191,7 @@ def two_node_cluster(tries: int = 3):
                 raise
 
 
+@pytest.mark.slow
 def test_a_run_on_a_two_node_ray_cluster_equals_the_local_run(local_run, tmp_path):
     """Two Ray nodes of one CPU each (``ray.cluster_utils.Cluster``): the two actors land one on each
     node and the run's games, positions, losses and checkpoints equal the local run's."""

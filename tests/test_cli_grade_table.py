@@ -15,6 +15,8 @@ import sys
 import nbformat
 import pytest
 
+from courses import built_course
+
 from autograder import leaks, pipeline
 from autograder.grading_config import REPO_ROOT
 
@@ -31,8 +33,7 @@ def cli(course, *args):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    course = pipeline.Course.workspace(tmp_path_factory.mktemp("table") / "ws")
-    pipeline.build(course)
+    course = built_course(tmp_path_factory, tmp_path_factory.mktemp("table") / "ws")
     honest = nbformat.read(course.root / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     leaker = nbformat.read(course.release / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     _, solution = leaks.secret_lines(course.source)

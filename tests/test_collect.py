@@ -16,6 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from courses import built_course
+
 from autograder import collect, corpus, pipeline
 from autograder.assignments.ttt1_mcts import examples as ttt1_examples
 from autograder.grading_config import REPO_ROOT
@@ -338,8 +340,7 @@ def test_ids_are_deterministic_and_documented():
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     folder = tmp_path_factory.mktemp("collect-ws")
-    course = pipeline.Course.workspace(folder / "ws")
-    pipeline.build(course)
+    course = built_course(tmp_path_factory, folder / "ws")
     return course
 
 
@@ -355,6 +356,7 @@ def export_rows(course, tmp_path) -> list[dict]:
     return list(csv.DictReader((tmp_path / "grades.csv").open()))
 
 
+@pytest.mark.slow
 def test_cli_collect_attributes_by_arrival_and_reports_collisions(workspace, tmp_path):
     incoming = write(tmp_path / "incoming", {
         "alice/ttt1_mcts/ttt1_mcts.ipynb": notebook(release=workspace.release, marker="written by alice"),
@@ -384,6 +386,7 @@ def test_cli_collect_attributes_by_arrival_and_reports_collisions(workspace, tmp
     assert "Moodle participant 7" in rows["clash_7"]["problems"]
 
 
+@pytest.mark.slow
 def test_cli_case_collision_shows_a_row_for_each_id(workspace, tmp_path):
     incoming = write(tmp_path / "incoming", {"Dora/ttt1_mcts/ttt1_mcts.ipynb": notebook(release=workspace.release),
                                              "dora.ipynb": notebook(release=workspace.release)})
@@ -393,6 +396,7 @@ def test_cli_case_collision_shows_a_row_for_each_id(workspace, tmp_path):
     assert "submission 'dora'" in rows["Dora"]["problems"] and "submission 'Dora'" in rows["dora"]["problems"]
 
 
+@pytest.mark.slow
 def test_cli_lms_zip_and_assignment_option(workspace, tmp_path):
     download = tmp_path / "blackboard.zip"
     download.write_bytes(zipped({
@@ -412,6 +416,7 @@ def test_cli_lms_zip_and_assignment_option(workspace, tmp_path):
     (lambda tmp: write(tmp / "empty", {"bob/notes.txt": b"x"}), "no notebook (.ipynb) found in"),
     (lambda tmp: (tmp / "f.txt").write_text("x") and tmp / "f.txt", "neither a folder nor a zip"),
 ])
+@pytest.mark.slow
 def test_cli_collect_refusals_are_one_line(workspace, tmp_path, make, expected):
     source = make(tmp_path)
     done = cli(workspace, "collect", str(source))
@@ -419,6 +424,7 @@ def test_cli_collect_refusals_are_one_line(workspace, tmp_path, make, expected):
     assert done.stderr.strip().count("\n") == 0 and expected in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_cli_unknown_assignment_is_refused(workspace, tmp_path):
     incoming = write(tmp_path / "incoming", {"bob.ipynb": notebook(release=workspace.release)})
     done = cli(workspace, "collect", str(incoming), "--assignment", "ttt9_nope")
@@ -427,6 +433,7 @@ def test_cli_unknown_assignment_is_refused(workspace, tmp_path):
     assert not (Path(workspace.submitted) / "bob").exists()
 
 
+@pytest.mark.slow
 def test_cli_add_students_roster_errors(workspace, tmp_path):
     done = cli(workspace, "add-students", str(tmp_path / "missing.csv"))
     assert done.returncode == 2 and "Traceback" not in done.stderr

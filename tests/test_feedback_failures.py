@@ -12,16 +12,19 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
+from courses import built_course
+
 from autograder import pipeline
 from autograder.grading_config import COURSE_ID, REPO_ROOT
+
+pytestmark = pytest.mark.slow  # grades, runs notebooks or installs: the whole suite only (tests/conftest.py)
 
 ASSIGNMENT = NOTEBOOK = "ttt1_mcts"
 
 
 @pytest.fixture(scope="module")
 def feedback_run(tmp_path_factory):
-    course = pipeline.Course.workspace(tmp_path_factory.mktemp("feedback") / "ws")
-    pipeline.build(course)
+    course = built_course(tmp_path_factory, tmp_path_factory.mktemp("feedback") / "ws")
     students = ["broken_json", "no_cells", "sound"]
     pipeline.add_students(course, [{"id": s} for s in students])
     with Gradebook(course.db_url, COURSE_ID) as gradebook:

@@ -202,6 +202,7 @@ def test_rotated_case_is_the_turned_position_with_the_same_winner():
         assert game.has_chain(full, 0) == game.has_chain(full[::-1], 0)
 
 
+@pytest.mark.slow
 def test_train_cli_reads_the_file_takes_flags_and_refuses_bad_ones(tmp_path):
     run = tmp_path / "run"
     command = [sys.executable, "-m", "azcourse.hex", "train", "--config", str(ROOT / "configs" / "hex_demo.toml"),
@@ -346,6 +347,7 @@ def test_an_agent_process_that_cannot_start_is_reported(tmp_path):
             run_series(broken, broken, 3, 1)
 
 
+@pytest.mark.slow
 def test_demo_trains_from_scratch_and_plays_a_topp(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "azcourse.hex", "demo", "--run-dir", str(tmp_path), "--board-size",
                            "3", "--episodes", "2", "--save-every", "1", "--search-games", "10", "--topp-games", "2"],

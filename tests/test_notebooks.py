@@ -16,6 +16,8 @@ from nbclient import NotebookClient
 from autograder import build
 from autograder.reference import REPO_ROOT, SOURCE_DIR
 
+pytestmark = pytest.mark.slow  # grades, runs notebooks or installs: the whole suite only (tests/conftest.py)
+
 NOTEBOOKS = [(assignment, notebook) for assignment, names in build.ASSIGNMENTS.items() for notebook in names]
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 

@@ -3,6 +3,8 @@ import inspect
 import json
 import os
 
+import pytest
+
 from autograder import build, isolation, numba_cache
 from autograder.numba_cache import exercise
 
@@ -38,6 +40,7 @@ def test_a_seeded_cache_spares_every_compilation(tmp_path):
     assert stats["hits"] > 10 and stats["misses"] == 0, stats
 
 
+@pytest.mark.slow
 def test_an_empty_cache_compiles(tmp_path):
     """The counter above can see compilation: without the seed every function is a miss."""
     stats = _compile_stats(tmp_path, seeded=False)

@@ -18,6 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from courses import built_course
+
 from autograder import isolation, kernel, pipeline, probes
 
 CELL_CAP = kernel.CappedClient.max_cell_output.default_value
@@ -229,6 +231,7 @@ def cell(flooded, source):
     return next(c for c in nb.cells if c.source == source)
 
 
+@pytest.mark.slow
 def test_the_flooded_notebook_ran_in_one_kernel_and_stays_small(flooded):
     nb, outcomes, flags, clients, seconds = flooded
     assert flags == [] and len(clients) == 1, flags
@@ -242,17 +245,20 @@ def test_the_flooded_notebook_ran_in_one_kernel_and_stays_small(flooded):
     print(f"flooded notebook: {seconds:.1f} s, {written(nb)} bytes")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", [HONEST_CLEAR_LOOP, HONEST_TQDM, HONEST_DISPLAY_UPDATE, FAR_UPDATE, AFTER])
 def test_honest_cells_keep_their_output_and_have_no_note(flooded, source):
     assert notes(cell(flooded, source)) == []
 
 
+@pytest.mark.slow
 def test_a_clear_output_progress_loop_keeps_its_final_output(flooded):
     c = cell(flooded, HONEST_CLEAR_LOOP)
     assert [o.output_type for o in c.outputs] == ["stream"]
     assert c.outputs[0].text.startswith("epoch 399: loss 0.0025 ") and c.outputs[0].text.endswith("done\n")
 
 
+@pytest.mark.slow
 def test_progress_bars_and_status_displays_work(flooded):
     bars = cell(flooded, HONEST_TQDM)
     assert "3000/3000" in "".join(o.text for o in bars.outputs if o.get("name") == "stderr")
@@ -261,6 +267,7 @@ def test_progress_bars_and_status_displays_work(flooded):
     assert [o.data["text/plain"] for o in status.outputs] == ["'step 199'"]
 
 
+@pytest.mark.slow
 def test_display_updates_cannot_grow_an_output_past_the_cap(flooded):
     c = cell(flooded, DISPLAY_UPDATE_FLOOD)
     shown = [o for o in c.outputs if o.output_type == "display_data"]
@@ -268,6 +275,7 @@ def test_display_updates_cannot_grow_an_output_past_the_cap(flooded):
     assert len(notes(c)) == 1 and notes(c)[0] > 10_000_000   # one note, counting what was refused
 
 
+@pytest.mark.slow
 def test_one_update_of_a_shared_display_id_counts_once_per_output(flooded):
     c = cell(flooded, SHARED_ID_FLOOD)
     assert cell_bytes(c) <= CELL_CAP + SLACK
@@ -276,6 +284,7 @@ def test_one_update_of_a_shared_display_id_counts_once_per_output(flooded):
     assert 0 < len(big) < 3   # the update reached only the outputs that had room for it
 
 
+@pytest.mark.slow
 def test_updates_of_an_earlier_cell_are_capped_and_noted_there(flooded):
     far, later = cell(flooded, FAR_DISPLAY), cell(flooded, FAR_UPDATE)
     assert cell_bytes(far) <= CELL_CAP + SLACK
@@ -285,6 +294,7 @@ def test_updates_of_an_earlier_cell_are_capped_and_noted_there(flooded):
     assert notes(far)[0] >= 13_000_000 and notes(later) == []   # the note is where the bytes would have gone
 
 
+@pytest.mark.slow
 def test_widget_state_is_capped(flooded):
     c = cell(flooded, WIDGET_FLOOD)
     assert len(notes(c)) == 1 and "widgets made\n" in text_of(c)
@@ -296,6 +306,7 @@ def test_widget_state_is_capped(flooded):
     assert client._widget_total <= CELL_CAP
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", [STREAM_FLOOD, NEWLINE_FLOOD, HUGE_RESULT, DEEP_METADATA])
 def test_floods_are_truncated_with_one_note(flooded, source):
     c = cell(flooded, source)
@@ -303,11 +314,13 @@ def test_floods_are_truncated_with_one_note(flooded, source):
     assert len(notes(c)) == 1
 
 
+@pytest.mark.slow
 def test_a_huge_result_in_many_mime_types_is_dropped_whole(flooded):
     c = cell(flooded, HUGE_RESULT)
     assert [o.output_type for o in c.outputs] == ["stream"] and notes(c)[0] > 6_000_000
 
 
+@pytest.mark.slow
 def test_an_error_after_a_flood_is_still_seen(flooded):
     c = cell(flooded, FLOOD_THEN_ERROR)
     errors = [o for o in c.outputs if o.output_type == "error"]
@@ -423,8 +436,7 @@ def hostile_course(tmp_path_factory):
 
     from autograder.grading_config import COURSE_ID
 
-    course = pipeline.Course.workspace(tmp_path_factory.mktemp("export") / "ws")
-    pipeline.build(course)
+    course = built_course(tmp_path_factory, tmp_path_factory.mktemp("export") / "ws")
     ghost = "\x1b]0;title\x07-ghost"                     # no submission, problems only
     pipeline.add_students(course, [{"id": HOSTILE_ID}, {"id": ghost}])
     assignment, notebook = "ttt1_mcts", "ttt1_mcts"
@@ -445,6 +457,7 @@ def hostile_course(tmp_path_factory):
     return course, grade_ids
 
 
+@pytest.mark.slow
 def test_export_neutralises_every_student_field(hostile_course, tmp_path):
     course, grade_ids = hostile_course
     output = pipeline.export(course, tmp_path / "grades.csv")
@@ -473,6 +486,7 @@ def test_export_neutralises_every_student_field(hostile_course, tmp_path):
     assert ghost["max_score"] and float(ghost["max_score"]) > 0  # numbers stay numbers
 
 
+@pytest.mark.slow
 def test_table_neutralises_every_student_field(hostile_course):
     course, _ = hostile_course
     text = pipeline.table(pipeline.grade_rows(course))
@@ -482,6 +496,7 @@ def test_table_neutralises_every_student_field(hostile_course):
     assert any(line.startswith("'-ghost") for line in lines)
 
 
+@pytest.mark.slow
 def test_numeric_scores_stay_numeric_in_the_csv(hostile_course, tmp_path):
     course, grade_ids = hostile_course
     from nbgrader.api import Gradebook

@@ -97,6 +97,7 @@ def _damage(value, path, kind):
     return damaged
 
 
+@pytest.mark.slow
 def test_damage_anywhere_in_the_data_earns_nothing(check):
     """Damage at 8 random places of the reference's own output: a reason every time."""
     module, name, expected = check

@@ -142,6 +142,7 @@ def test_bundle_copies_are_the_committed_files(zips, assignment):
         assert files[name] == source.read_bytes(), name
 
 
+@pytest.mark.slow
 def test_zip_has_one_top_folder_and_the_same_inputs_give_the_same_bytes(zips, tmp_path):
     for assignment, path in zips.items():
         with zipfile.ZipFile(path) as archive:

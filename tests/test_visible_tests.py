@@ -111,6 +111,7 @@ def test_every_todo_has_at_least_three_mistakes():
         assert answers == {function_of(key) for key, notebook in NOTEBOOK_OF.items() if notebook == assignment}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", sorted(PROVIDED))
 def test_the_reference_passes_every_visible_test(assignment):
     results = run_visible_tests(assignment)
