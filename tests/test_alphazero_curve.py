@@ -71,7 +71,8 @@ def test_evaluate_plays_each_kept_checkpoint_once_and_logs_its_training_time(tmp
         assert row["first_wins"] + row["second_wins"] == row["wins"]
         assert row["score_low"] <= row["score"] <= row["score_high"]
     assert evaluate(run_dir, games=4, simulations=4, opponent_simulations=4, progress=False) == []
-    assert evaluate(run_dir, games=2, simulations=4, opponent_simulations=8, progress=False, every=2)[0]["iteration"] == 0
+    (only,) = evaluate(run_dir, games=2, simulations=4, opponent_simulations=8, progress=False, every=2)
+    assert only["iteration"] == 0
     assert read_rows(run_dir / CURVE_FILE)[:2] == rows and len(read_rows(run_dir / CURVE_FILE)) == 3
     assert main(["curve", str(run_dir), "--games", "0"]) == 0
     assert capsys.readouterr().out.strip().endswith(FIGURE_FILE)

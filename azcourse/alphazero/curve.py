@@ -11,7 +11,8 @@ seat, the score rate (a draw counts half) with its Wilson 95% interval. Evaluati
 training and costs it nothing but the CPU it shares: the trainer never waits for it.
 
 ``draw`` reads ``curve.csv`` alone and draws ``curve.png`` (matplotlib, Agg): the score against the
-training time in minutes, with the intervals as error bars, one line per pair of budgets.
+training time in minutes, with the intervals as error bars and each point's iteration, one line per pair of
+budgets.
 """
 from __future__ import annotations
 
@@ -132,6 +133,10 @@ def draw(run_dir):
                   [100 * (row["score_high"] - row["score"]) for row in line]]
         ax.errorbar(minutes, score, yerr=errors, marker="o", capsize=3,
                     label=f"network @{budgets[0]} vs OpenSpiel MCTS @{budgets[1]} ({line[-1]['games']} games a point)")
+        for row, x, y in zip(line, minutes, score):
+            ax.annotate(f"it {row['iteration']}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    right = 1.05 * max(1.0, max(row["wall_s"] for row in rows) / 60)
+    ax.set_xlim(-0.03 * right, right)
     ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel("training wall time (minutes)")
     ax.set_ylabel("score (%, a draw counts half; Wilson 95%)")
