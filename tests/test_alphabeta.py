@@ -1,5 +1,7 @@
 """The alpha-beta yardstick (``azcourse.core.alphabeta``) and its evaluations (Othello, Hex)."""
 import functools
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ from azcourse.hex.game import Hex
 from azcourse.othello import agents as othello_agents
 from azcourse.othello.game import Othello
 from azcourse.registry import make_alphabeta
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def random_positions(game, count: int, seed: int) -> list:
@@ -123,3 +127,19 @@ def test_names_and_errors():
         make_alphabeta("alphabeta:2", "tictactoe")
     with pytest.raises(ValueError, match="at least 1 ply"):
         AlphaBetaAgent(Hex(3), lambda state, player: 0.0, depth=0)
+
+
+def test_the_strength_benchmark_plays_alphabeta_against_openspiel(capsys):
+    pytest.importorskip("pyspiel", reason="OpenSpiel is a developer requirement (pip install -r requirements-dev.txt)")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import openspiel_strength
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    openspiel_strength.main(["alphabeta:2", "--game", "hex4", "--games", "2", "--opponent-simulations", "20",
+                             "--workers", "1"])
+    out = capsys.readouterr().out
+    assert "alphabeta:2 vs openspiel-mcts20: 2 games" in out
+    assert any(line.startswith("| alphabeta:2 on hex4 vs OpenSpiel MCTS @20 |") for line in out.splitlines())
+    with pytest.raises(ValueError, match="needs a game"):
+        openspiel_strength.match("alphabeta:2", 0, 20, 2, 1, 0)
