@@ -28,6 +28,9 @@ from azcourse.hex import compiled as hex_rules
 from azcourse.othello import compiled as othello_rules
 from azcourse.registry import make_game
 
+# numba compiles the search and both games' rules on a fresh clone (about 25 s before the first test ends)
+pytestmark = pytest.mark.slow
+
 SETTINGS = MCTSConfig(simulations=24, tree_policy="puct", c_base=40.0, c_init=1.1, unvisited_value=-0.2,
                       dirichlet_alpha=0.5, dirichlet_fraction=0.3)
 GUMBEL = MCTSConfig(simulations=20, tree_policy="puct", root_policy="gumbel", max_considered_actions=6, c_visit=30.0,
