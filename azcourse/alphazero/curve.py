@@ -142,7 +142,7 @@ def draw(run_dir):
     ax.set_ylabel("score (%, a draw counts half; Wilson 95%)")
     ax.set_ylim(0, 100)
     ax.set_title(f"{run_dir.name}: score against OpenSpiel's MCTS over training")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     fig.savefig(run_dir / FIGURE_FILE, dpi=100)
     plt.close(fig)
