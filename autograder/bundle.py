@@ -315,7 +315,7 @@ def needed_pins(files: dict[str, bytes]) -> list[str]:
                       if dist not in pins)
     if unpinned:
         raise BundleError(f"requirements-student.txt pins no {'; '.join(unpinned)}: add its pin from requirements.txt")
-    todo, seen = [(name, ()) for name in (*NOTEBOOK_TOOLS, *imported)], set()
+    todo, seen = [(name, ()) for name in (*NOTEBOOK_TOOLS, *sorted(imported))], set()  # sorted: one message whatever the hash seed
     while todo:
         name, extras = todo.pop()
         if (name, extras) in seen:

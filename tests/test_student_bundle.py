@@ -359,7 +359,7 @@ def test_an_import_or_a_dependency_without_a_student_pin_is_refused(tmp_path, mo
         bundle.bundle_files("ttt1_mcts")
     student_copy(tmp_path, monkeypatch, lambda lines: [line for line in lines if not line.startswith("jaxlib==")])
     assert "jaxlib" not in bundle.bundle_files("ttt1_mcts")["ttt1_mcts/requirements.txt"].decode()
-    with pytest.raises(bundle.BundleError, match="jax needs jaxlib, which requirements-student.txt does not pin"):
+    with pytest.raises(bundle.BundleError, match="optax needs jaxlib, which requirements-student.txt does not pin"):
         bundle.bundle_files("ttt2_selfplay")
 
 
