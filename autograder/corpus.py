@@ -267,6 +267,14 @@ def as_distributed(assignment: str):
     return make
 
 
+def shipped_solution(assignment: str):
+    """The course's own solutions notebook, untouched, handed in as a submission: full marks."""
+    def make(course) -> dict:
+        path = REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        return {f"shipped_solution/{assignment}/{assignment}.ipynb": path.read_bytes()}
+    return make
+
+
 # ----------------------------------------------------------------------------- the corpus
 
 

@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, forgeries, simple
+from ...corpus import Case, as_distributed, forgeries, shipped_solution, simple
 
 TESTS = ("test_decode_move", "test_legal_takes", "test_masked_policy", "test_arena")
 AZ3 = set(TESTS)
@@ -57,6 +57,7 @@ def cases() -> list[Case]:
         simple("partial_wall", "azul3_play", AZ3 - {"test_legal_takes"},
                extra={"legal_takes": LEGAL_TAKES_WITHOUT_WALL}),
         Case("as_distributed", "azul3_play", as_distributed("azul3_play"), set()),
+        Case("shipped_solution", "azul3_play", shipped_solution("azul3_play"), set(TESTS)),
         simple("wrappers", "azul3_play", {"test_legal_takes", "test_masked_policy", "test_arena"}, extra=WRAPPERS,
                flags=["arena calls a helper the notebook forbids: play_match",
                       "decode_move calls a helper the notebook forbids: string_to_action",

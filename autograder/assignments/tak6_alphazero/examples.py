@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, forgeries, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, shipped_solution, simple, source_solutions
 
 TESTS = ("test_stack_moves", "test_has_road", "test_exploration_rate", "test_puct_select", "test_add_dirichlet_noise",
          "test_alphazero_loss", "test_win_rate_interval")
@@ -81,6 +81,7 @@ def cases() -> list[Case]:
         simple("full", "tak6_alphazero", TAK6),
         simple("blank", "tak6_alphazero", set(), blank=tuple(source_solutions("tak6_alphazero"))),
         Case("as_distributed", "tak6_alphazero", as_distributed("tak6_alphazero"), set()),
+        Case("shipped_solution", "tak6_alphazero", shipped_solution("tak6_alphazero"), set(TESTS)),
         simple("carry_limit", "tak6_alphazero", TAK6 - {"test_stack_moves"}, extra={"stack_moves": CARRY_LIMIT_IGNORED}),
         # puct_select's visible test stops at "fix exploration_rate first" and its hidden test runs it with a
         # correct rate: only test_exploration_rate fails.

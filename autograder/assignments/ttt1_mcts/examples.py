@@ -12,7 +12,7 @@ import nbformat
 
 from ...corpus import (
     Case, as_distributed, copy_cell, filled, forgeries, grade_id, gradebook_write, nb_file, own_helper, read_hidden,
-    simple, source_solutions,
+    shipped_solution, simple, source_solutions,
 )
 
 TESTS = ("test_get_next_state", "test_get_reward", "test_select_action", "test_get_action_prob", "test_expand_node",
@@ -238,6 +238,7 @@ def cases() -> list[Case]:
         Case("duplicated_cells", "ttt1_mcts", _duplicated_cells, T1, problems=["duplicated cells"]),
         Case("writes_secrets", "ttt1_mcts", _writes_secrets, T1),
         Case("as_distributed", "ttt1_mcts", as_distributed("ttt1_mcts"), set()),
+        Case("shipped_solution", "ttt1_mcts", shipped_solution("ttt1_mcts"), set(TESTS)),
         # The patched probe module exists only in the notebook's kernel: the hidden tests run where that code
         # never ran (it is left out and flagged), and the functions, all right, earn their points.
         simple("forged_probe", "ttt1_mcts", T1, extra={"get_next_state": FORGED_PROBE},

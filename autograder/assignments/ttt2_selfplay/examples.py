@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, forgeries, simple, source_solutions
+from ...corpus import Case, forgeries, shipped_solution, simple, source_solutions
 
 TESTS = ("test_train_step", "test_match_average")
 T2 = set(TESTS)
@@ -32,5 +32,8 @@ def cases() -> list[Case]:
         simple("full", "ttt2_selfplay", T2),
         simple("blank", "ttt2_selfplay", set(), blank=tuple(source_solutions("ttt2_selfplay"))),
         simple("partial", "ttt2_selfplay", {"test_train_step"}, extra={"match_average": WRONG_MATCH_AVERAGE}),
+        # the solutions notebook shows part 1's answers in the locked cell that the release fills by an import
+        Case("shipped_solution", "ttt2_selfplay", shipped_solution("ttt2_selfplay"), set(TESTS),
+             problems=["locked cell part1_solutions was edited (the grader uses the original)"]),
         *FORGERIES,
     ]
