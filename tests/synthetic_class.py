@@ -1,11 +1,13 @@
 """A class for the class report: the bundled example submissions and realistic mistakes, each graded once
 for real, then replicated under generated names to any class size.
 
-``grade_variants`` grades, in one workspace with the real pipeline (collect, sandboxed autograde),
-five example submissions of part 1 (the demo's full, blank, wrong ``get_action_prob`` and
+The variants: five example submissions of part 1 (the demo's full, blank, wrong ``get_action_prob`` and
 gradebook-writing ones, and the corpus' ``get_reward`` that misses the anti-diagonal) and the demo's two
-of part 3 (full, a wrong wall), plus two realistic mistakes of part 1 from ``tests/student_mistakes.py`` typed into the reference notebook.
-``build_class`` then copies each graded variant's gradebook record and report files under generated
+of part 3 (full, a wrong wall), plus two realistic mistakes of part 1 from ``tests/student_mistakes.py``
+typed into the reference notebook (``mistake_cases``). ``keep_variants`` reduces the suite's graded
+corpus (``tests/courses.py``, which grades the mistakes with the rest) to them; ``grade_variants``
+grades them alone in a workspace of their own with the real pipeline (collect, sandboxed autograde), for
+``benchmarks/bench_report.py``. ``build_class`` then copies each graded variant's gradebook record and report files under generated
 names (``autograder.report.replicate``) until the class has `size` students, round-robin over the
 variants; a few roster students submit nothing.
 
@@ -13,8 +15,12 @@ Grading 200 notebooks would cost an hour of CPU; the report reads only the grade
 so replicas are what it would read for a class of that size.
 """
 import os
+import shutil
+
+from nbgrader.api import Gradebook
 
 from autograder import corpus, pipeline
+from autograder.grading_config import COURSE_ID
 from autograder.report import replicate
 from student_mistakes import MISTAKES
 
@@ -36,9 +42,40 @@ EXAMPLES = {"ttt1_mcts": ("full", "blank", "partial_action_prob", "gradebook_wri
             "azul3_play": ("full", "partial_wall")}
 
 
+def mistake_cases() -> list[corpus.Case]:
+    return [_mistake_case(student, *slip) for student, slip in MISTAKE_VARIANTS.items()]
+
+
 def variant_cases() -> list[corpus.Case]:
     examples = [case for case in corpus.all_cases() if case.name in EXAMPLES.get(case.assignment, ())]
-    return examples + [_mistake_case(student, *slip) for student, slip in MISTAKE_VARIANTS.items()]
+    return examples + mistake_cases()
+
+
+def keep_variants(course: pipeline.Course) -> None:
+    """Reduce a graded course that holds every variant (the suite's graded corpus) to the variants: the
+    other assignments, submissions and students leave the gradebook (nbgrader's API), and their files
+    leave submitted/, autograded/, feedback/ and the reports."""
+    wanted = {(case.assignment, case.student_id) for case in variant_cases()}
+    students = {student for _, student in wanted}
+    with Gradebook(course.db_url, COURSE_ID) as gradebook:
+        for assignment in [a.name for a in gradebook.assignments]:
+            if assignment not in ASSIGNMENTS:
+                gradebook.remove_assignment(assignment)
+                continue
+            for submission in gradebook.assignment_submissions(assignment):
+                if (assignment, submission.student_id) not in wanted:
+                    gradebook.remove_submission(assignment, submission.student_id)
+        for student in [s.id for s in gradebook.students]:
+            if student not in students:
+                gradebook.remove_student(student)
+    for folder in (course.submitted, course.autograded, course.feedback):
+        for path in list(folder.glob("*/*")):
+            if (path.name, path.parent.name) not in wanted:
+                shutil.rmtree(path)
+    for folder in list(course.reports.iterdir()):  # reports/<assignment>/<student>/
+        for path in list(folder.iterdir()) if folder.name in ASSIGNMENTS else [folder]:
+            if (folder.name, path.name) not in wanted:
+                shutil.rmtree(path)
 
 
 def grade_variants(course: pipeline.Course, jobs: int | None = None) -> dict:

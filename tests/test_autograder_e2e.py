@@ -7,60 +7,29 @@ submissions as a normal user.
 """
 import csv
 import json
-import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import nbformat
 
-from courses import built_course
+from courses import CELL_TIMEOUT, corpus_cases, graded_corpus
 
-from autograder import corpus, grading_config, leaks, pipeline, sandbox
-from autograder.assignments.ttt1_mcts import examples as ttt1_examples
+from autograder import corpus, leaks, pipeline, sandbox
 from autograder.grading_config import REPO_ROOT
 
 pytestmark = pytest.mark.slow  # grades, runs notebooks or installs: the whole suite only (tests/conftest.py)
 
-CELL_TIMEOUT = 20  # the infinite loop costs this much
-# Part 4's JAX test cells may compile for longer than that on busy cores: they keep the grader's own
-# budgets (the grade_id test_train_step is part 2's too), and the compile bomb meets policy_loss's.
-SLOW_CELLS = {"test_policy_loss": grading_config.CELL_TIMEOUTS["test_policy_loss"],
-              "test_train_step": grading_config.CELL_TIMEOUT}
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    workspace = tmp_path_factory.mktemp("grading")
-    main_gradebook = REPO_ROOT / "gradebook.db"
-    # generate_assignment from assignments/ + marker lint + leak scan, once for the suite (tests/courses.py)
-    course = built_course(tmp_path_factory, workspace, extra_config=f"c.SandboxExecute.timeout = {CELL_TIMEOUT}\n"
-                          f"c.SandboxExecute.cell_timeouts.update({SLOW_CELLS!r})\n")
-    cases = corpus.all_cases()
-    corpus.write_submissions(workspace / "incoming", cases, course)
-    collected = pipeline.collect(course, workspace / "incoming")
-    # Written straight into submitted/, as with plain nbgrader (no collect to repair anything first).
-    raw = workspace / "submitted" / "raw_metadata" / "ttt1_mcts" / "ttt1_mcts.ipynb"
-    raw.parent.mkdir(parents=True)
-    raw.write_text(json.dumps(ttt1_examples.tampered_metadata(course)))
-    broken = workspace / "submitted" / "broken_json" / "ttt1_mcts" / "ttt1_mcts.ipynb"
-    broken.parent.mkdir(parents=True)
-    broken.write_text('{"cells": [')
-    started = time.monotonic()
-    sandbox.warm_jax_cache()  # as the first JAX submission would (built once per version of the sources)
-    print(f"\nJAX compilation cache ready after {time.monotonic() - started:.0f} s")
-    started = time.monotonic()
-    results = pipeline.autograde(course, jobs=os.cpu_count())
-    seconds = time.monotonic() - started
-    print(f"\ngraded {len(results)} submissions in {seconds:.0f} s ({seconds / len(results):.1f} s each)")
-    pipeline.feedback(course)
+    """This run's graded corpus (tests/courses.py: built, collected, autograded and given feedback once)."""
+    course, facts = graded_corpus(tmp_path_factory, tmp_path_factory.mktemp("grading") / "ws")
     rows = {(r["student"], r["assignment"]): r for r in pipeline.grade_rows(course)}
-    return {"course": course, "cases": cases, "collected": collected, "results": results, "rows": rows,
-            "main_gradebook": main_gradebook}
+    return {"course": course, "cases": corpus_cases(), "collected": facts["collected"], "results": facts["results"],
+            "rows": rows, "main_gradebook": REPO_ROOT / "gradebook.db"}
 
 
 def test_every_submission_was_graded(graded):

@@ -1,8 +1,8 @@
 """`python -m autograder report`: the class at a glance, checked against the gradebook and the reports.
 
 The class: six of the demo's example submissions of parts 1 and 3 and three realistic mistakes of part 1
-(``tests/synthetic_class.py``), each graded once by the real pipeline (sandboxed nbgrader autograde),
-then replicated under generated names through nbgrader's Gradebook API and the grader's report files
+(``tests/synthetic_class.py``), each graded once by the real pipeline (sandboxed nbgrader autograde) with
+the suite's graded corpus (``tests/courses.py``) and kept alone in a copy of it, then replicated under generated names through nbgrader's Gradebook API and the grader's report files
 until each assignment has 200 submissions; three more students on the roster submit nothing. Grading
 200 notebooks would cost an hour of CPU, and the report reads nothing but the gradebook and the
 reports. Every count the report gives is computed again here, independently: from the SQLite
@@ -26,7 +26,8 @@ import pytest
 from autograder import leaks, pipeline
 from autograder.grading_config import REPO_ROOT
 from autograder.report import reasons
-from synthetic_class import ABSENT, ASSIGNMENTS, build_class, grade_variants
+from courses import graded_corpus
+from synthetic_class import ABSENT, ASSIGNMENTS, build_class, keep_variants
 
 pytestmark = pytest.mark.slow
 CLASS_SIZE = 200
@@ -35,10 +36,10 @@ CHROMIUM = "/usr/bin/chromium"
 
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
-    course = pipeline.Course.workspace(tmp_path_factory.mktemp("class") / "ws",
-                                       extra_config="c.SandboxExecute.timeout = 30\n")
-    graded = grade_variants(course)
-    assert all(result["ok"] for result in graded.values()), graded
+    course, facts = graded_corpus(tmp_path_factory, tmp_path_factory.mktemp("class") / "ws")
+    keep_variants(course)
+    kept = {pair for pair in facts["results"] if (course.submitted / pair[1] / pair[0]).is_dir()}
+    assert kept and all(facts["results"][pair]["ok"] for pair in kept), facts["results"]
     made = build_class(course, CLASS_SIZE)
     done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), "report"],
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
