@@ -110,9 +110,11 @@ def test_the_real_size_networks_load_by_name_and_play(tiny_ckpts):
     assert load_agent("hex7").mcts.config.simulations == 8  # the card's budget
 
 
-@pytest.mark.skipif(not (ROOT / "ckpts" / "othello8" / "best" / "card.json").is_file(), reason="no ckpts/othello8")
-def test_play_py_plays_the_shipped_othello8_network():
-    done = subprocess.run([sys.executable, "play.py", "othello", "--size", "8", "--opponent", "alphazero", "--second",
+@pytest.mark.parametrize("game, size, network", [("othello", "8", "othello8"), ("hex", "7", "hex7")])
+def test_play_py_plays_the_shipped_network(game, size, network):
+    if not (ROOT / "ckpts" / network / "best" / "card.json").is_file():
+        pytest.skip(f"no ckpts/{network}")
+    done = subprocess.run([sys.executable, "play.py", game, "--size", size, "--opponent", "alphazero", "--second",
                            "--simulations", "20", "--seed", "0"], input="quit\n", capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
-    assert done.returncode == 0 and done.stderr == "" and done.stdout.count("alphazero plays ") == 1
+    assert done.returncode == 0 and done.stderr == "" and done.stdout.count("alphazero plays ") == 1, done.stdout
