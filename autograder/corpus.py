@@ -258,21 +258,23 @@ def copy_cell(cell):
     return duplicate
 
 
+def _as_shipped(folder: str, student: str, assignment: str):
+    """A submission by `student`: the course's own `folder` notebook (release/ or solutions/), untouched."""
+    def make(course) -> dict:
+        path = REPO_ROOT / folder / assignment / f"{assignment}.ipynb"
+        return {f"{student}/{assignment}/{assignment}.ipynb": path.read_bytes()}
+    return make
+
+
 def as_distributed(assignment: str):
     """The course's own release notebook, untouched (in a workspace its header differs from the
     workspace's release)."""
-    def make(course) -> dict:
-        path = REPO_ROOT / "release" / assignment / f"{assignment}.ipynb"
-        return {f"as_distributed/{assignment}/{assignment}.ipynb": path.read_bytes()}
-    return make
+    return _as_shipped("release", "as_distributed", assignment)
 
 
 def shipped_solution(assignment: str):
     """The course's own solutions notebook, untouched, handed in as a submission: full marks."""
-    def make(course) -> dict:
-        path = REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
-        return {f"shipped_solution/{assignment}/{assignment}.ipynb": path.read_bytes()}
-    return make
+    return _as_shipped("solutions", "shipped_solution", assignment)
 
 
 # ----------------------------------------------------------------------------- the corpus

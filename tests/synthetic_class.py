@@ -7,9 +7,9 @@ of part 3 (full, a wrong wall), plus two realistic mistakes of part 1 from ``tes
 typed into the reference notebook (``mistake_cases``). ``keep_variants`` reduces the suite's graded
 corpus (``tests/courses.py``, which grades the mistakes with the rest) to them; ``grade_variants``
 grades them alone in a workspace of their own with the real pipeline (collect, sandboxed autograde), for
-``benchmarks/bench_report.py``. ``build_class`` then copies each graded variant's gradebook record and report files under generated
-names (``autograder.report.replicate``) until the class has `size` students, round-robin over the
-variants; a few roster students submit nothing.
+``benchmarks/bench_report.py``. ``build_class`` then copies each graded variant's gradebook record and
+report files under generated names (``autograder.report.replicate``) until the class has `size`
+students, round-robin over the variants; a few roster students submit nothing.
 
 Grading 200 notebooks would cost an hour of CPU; the report reads only the gradebook and the reports,
 so replicas are what it would read for a class of that size.
@@ -51,10 +51,10 @@ def variant_cases() -> list[corpus.Case]:
     return examples + mistake_cases()
 
 
-def keep_variants(course: pipeline.Course) -> None:
+def keep_variants(course: pipeline.Course) -> set[tuple[str, str]]:
     """Reduce a graded course that holds every variant (the suite's graded corpus) to the variants: the
     other assignments, submissions and students leave the gradebook (nbgrader's API), and their files
-    leave submitted/, autograded/, feedback/ and the reports."""
+    leave submitted/, autograded/, feedback/ and the reports. Returns the (assignment, student) kept."""
     wanted = {(case.assignment, case.student_id) for case in variant_cases()}
     students = {student for _, student in wanted}
     with Gradebook(course.db_url, COURSE_ID) as gradebook:
@@ -76,6 +76,7 @@ def keep_variants(course: pipeline.Course) -> None:
         for path in list(folder.iterdir()) if folder.name in ASSIGNMENTS else [folder]:
             if (folder.name, path.name) not in wanted:
                 shutil.rmtree(path)
+    return wanted
 
 
 def grade_variants(course: pipeline.Course, jobs: int | None = None) -> dict:

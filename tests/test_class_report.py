@@ -2,11 +2,12 @@
 
 The class: six of the demo's example submissions of parts 1 and 3 and three realistic mistakes of part 1
 (``tests/synthetic_class.py``), each graded once by the real pipeline (sandboxed nbgrader autograde) with
-the suite's graded corpus (``tests/courses.py``) and kept alone in a copy of it, then replicated under generated names through nbgrader's Gradebook API and the grader's report files
-until each assignment has 200 submissions; three more students on the roster submit nothing. Grading
-200 notebooks would cost an hour of CPU, and the report reads nothing but the gradebook and the
-reports. Every count the report gives is computed again here, independently: from the SQLite
-gradebook with plain SQL and from the report files read as JSON.
+the suite's graded corpus (``tests/courses.py``) and kept alone in a copy of it, then replicated under
+generated names through nbgrader's Gradebook API and the grader's report files until each assignment
+has 200 submissions; three more students on the roster submit nothing. Grading 200 notebooks would
+cost an hour of CPU, and the report reads nothing but the gradebook and the reports. Every count the
+report gives is computed again here, independently: from the SQLite gradebook with plain SQL and from
+the report files read as JSON.
 
 The page is then opened in Debian's Chromium (Playwright): it renders, its pictures load, the names
 toggle shows and hides names, the print stylesheet drops the button, and the leak scan finds no
@@ -37,8 +38,7 @@ CHROMIUM = "/usr/bin/chromium"
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
     course, facts = graded_corpus(tmp_path_factory, tmp_path_factory.mktemp("class") / "ws")
-    keep_variants(course)
-    kept = {pair for pair in facts["results"] if (course.submitted / pair[1] / pair[0]).is_dir()}
+    kept = keep_variants(course)
     assert kept and all(facts["results"][pair]["ok"] for pair in kept), facts["results"]
     made = build_class(course, CLASS_SIZE)
     done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), "report"],
