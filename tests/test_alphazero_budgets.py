@@ -20,7 +20,7 @@ from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
 from azcourse.alphazero.flax_net import init_params, make_module
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
 from azcourse.alphazero.replay import ReplayWindow
-from azcourse.alphazero.selfplay import play_game, play_games, positions
+from azcourse.alphazero.selfplay import discounted, play_game, play_games, positions
 from azcourse.alphazero.workers import InProcessPool, cheap_config, host_params, search_config
 from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS
@@ -71,6 +71,21 @@ def test_without_cheap_moves_self_play_is_unchanged_and_every_position_has_a_tar
     for name in ("x", "pi", "z", "returns"):
         np.testing.assert_array_equal(getattr(plain, name), getattr(weighted, name))
     assert cheap_config(config) is None and (plain.w == 1).all()
+
+
+def test_a_discounted_value_target_shrinks_with_the_distance_to_the_end_and_keeps_its_sign():
+    game = TicTacToe()
+    (search,), (rng,) = searches(game, AlphaZeroConfig(simulations=8), [7])
+    played = play_game(game, search, 3, rng)
+    x, pi, z, w = positions(game, played, symmetries=False, discount=0.9)
+    steps = played.moves - 1 - np.arange(played.moves)
+    np.testing.assert_allclose(z, played.z * 0.9 ** steps, rtol=1e-6)
+    assert z[-1] == played.z[-1] and (np.sign(z) == np.sign(played.z)).all()
+    np.testing.assert_array_equal(x, played.x)
+    np.testing.assert_array_equal(positions(game, played, False)[2], played.z)  # 1: today's targets
+    images = positions(game, played, True, 0.9)[2]
+    np.testing.assert_allclose(images, np.repeat(z, 8), rtol=1e-6)  # every image shares its position's target
+    np.testing.assert_allclose(discounted(np.array([1, -1, 1], np.float32), 0.5), [0.25, -0.5, 1.0])
 
 
 def test_the_policy_loss_ignores_positions_without_a_target_and_the_value_loss_keeps_them():
@@ -223,6 +238,8 @@ def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent
     ({"simulations_growth_iterations": 5}, "go together"),
     ({"simulations_start": 60, "simulations_growth_iterations": 5}, "simulations_start must lie between 1 and simulations"),
     ({"cheap_fraction": 0.5, "cheap_simulations": 4, "search_path": "compiled"}, "needs search_path 'generic'"),
+    ({"value_discount": 0.0}, r"value_discount must lie in \(0, 1\]"),
+    ({"value_discount": 1.5}, r"value_discount must lie in \(0, 1\]"),
 ])
 def test_out_of_range_search_options_are_refused(values, message):
     with pytest.raises(ConfigError, match=message):

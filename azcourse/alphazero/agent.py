@@ -10,8 +10,10 @@ cached by position), without root noise. It plays the most visited action; with
 ``sample_moves = k`` its first k choices are drawn from the visit counts instead (so that matches
 between deterministic agents vary). With ``root_policy = "gumbel"`` (a checkpoint trained so) it
 plays the Gumbel search's choice: with Gumbel noise for its first ``sample_moves`` choices (the noise
-samples the move), without noise (``gumbel_scale = 0``) afterwards. One agent plays one game, as
-``play_match`` makes them.
+samples the move), without noise (``gumbel_scale = 0``) afterwards. Then it corrects its move with what the search tree proves
+(``azcourse.core.proofs.play_proven``: a proven win at once, no proven loss while another move is
+open, the longest loss when all are lost); ``proofs = False`` plays the search's move as it is. One
+agent plays one game, as ``play_match`` makes them.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import numpy as np
 from azcourse.core.agents import MCTSAgent, PolicyUnavailable
 from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTSConfig, visit_distribution
+from azcourse.core.proofs import play_proven
 
 from .checkpoints import load_checkpoint
 from .network import Predictor
@@ -40,20 +43,27 @@ class AlphaZeroAgent(MCTSAgent):
             noise.
         name: label in match summaries.
         root_policy, max_considered_actions: ``"puct"`` or ``"gumbel"`` (``MCTSConfig``).
+        proofs: play what the search tree proves (``azcourse.core.proofs``) over the search's choice.
     """
 
     def __init__(self, game, forward, simulations: int = 100, rng=None, c_init: float = 1.25,
                  c_base: float = 19652.0, unvisited_value: float = 0.0, sample_moves: int = 0,
-                 name: str = "alphazero", root_policy: str = "puct", max_considered_actions: int = 16):
+                 name: str = "alphazero", root_policy: str = "puct", max_considered_actions: int = 16,
+                 proofs: bool = True):
         config = MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_init, c_base=c_base,
                             unvisited_value=unvisited_value, root_policy=root_policy,
                             max_considered_actions=max_considered_actions)
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         super().__init__(game, NetworkEvaluator(Predictor(game, forward)), config, rng, name=name)
-        self.game, self.rng, self.sample_moves, self.chosen = game, rng, sample_moves, 0
+        self.game, self.rng, self.sample_moves, self.chosen, self.proofs = game, rng, sample_moves, 0, proofs
         self.noisy, self.greedy = config, dataclasses.replace(config, gumbel_scale=0.0)
 
     def choose(self, state) -> int:
+        action = self._searched(state)
+        return play_proven(self.game, self.mcts.root, action) if self.proofs else action
+
+    def _searched(self, state) -> int:
+        """The search's move: the Gumbel choice, or drawn from the visits / the most visited (PUCT)."""
         self.chosen += 1
         sample = self.chosen <= self.sample_moves
         if self.noisy.root_policy == "gumbel":

@@ -61,6 +61,10 @@ class AlphaZeroConfig:
         optimizer, learning_rate: ``"adam"`` or ``"sgd"`` (momentum 0.9).
         weight_decay: L2 penalty ``c * sum(kernel ** 2)`` added to the loss.
         value_weight: weight of the value MSE in the loss (the policy cross-entropy has weight 1).
+        value_discount: the value target of a position k moves before the end is
+            ``value_discount ** k * z`` (1: the final result ``z`` itself). Below 1 a lost side learns
+            that a longer game is worth more and a winner that a shorter one is, so a side that sees
+            itself lost still resists (``selfplay.positions``).
         batch_size, train_steps: minibatches of ``batch_size`` positions per iteration.
         inference: how self-play evaluates the network: ``"numpy"`` or ``"jax"`` (jitted; on a GPU
             when JAX sees one).
@@ -109,6 +113,7 @@ class AlphaZeroConfig:
     learning_rate: float = 0.003
     weight_decay: float = 1e-4
     value_weight: float = 1.0
+    value_discount: float = 1.0
     batch_size: int = 128
     train_steps: int = 100
     inference: str = "numpy"
@@ -150,6 +155,7 @@ class AlphaZeroConfig:
             (self.optimizer in OPTIMIZERS, f"optimizer must be one of {', '.join(OPTIMIZERS)}"),
             (self.learning_rate > 0, "learning_rate must be positive"),
             (self.weight_decay >= 0 and self.value_weight >= 0, "weight_decay and value_weight must be 0 or more"),
+            (0 < self.value_discount <= 1, "value_discount must lie in (0, 1] (1: the final result undiscounted)"),
             (self.batch_size >= 1 and self.train_steps >= 0, "batch_size must be at least 1 and train_steps 0 or more"),
             (self.inference in INFERENCE, f"inference must be one of {', '.join(INFERENCE)}"),
             (self.selfplay_batch >= 1, "selfplay_batch must be at least 1"),

@@ -121,11 +121,22 @@ def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_t
     return played
 
 
-def positions(game, played: SelfPlayGame, symmetries: bool = True) -> tuple:
+def positions(game, played: SelfPlayGame, symmetries: bool = True, discount: float = 1.0) -> tuple:
     """The replay rows of one game: ``(x, pi, z, w)``, every image of each position (``augment``) or,
-    without ``symmetries``, the positions alone; each image shares its position's ``z`` and ``w``."""
+    without ``symmetries``, the positions alone; each image shares its position's ``z`` and ``w``.
+    With ``discount < 1`` the value target of the position k moves before the last decision's is
+    ``discount ** k * z`` (``discounted``)."""
+    if discount != 1.0:
+        played = played._replace(z=discounted(played.z, discount))
     x, pi, z = augment(game, played) if symmetries else (played.x, played.pi, played.z)
     return x, pi, z, np.repeat(played.weights, len(x) // max(played.moves, 1))
+
+
+def discounted(z: np.ndarray, discount: float) -> np.ndarray:
+    """float32 ``(T,)``: ``z[t] * discount ** (T - 1 - t)``, the results ``z`` (float32 ``(T,)``) of a
+    game's decisions discounted by their distance to its last decision."""
+    steps = np.arange(len(z) - 1, -1, -1, dtype=np.float64)
+    return (z * discount ** steps).astype(np.float32)
 
 
 def augment(game, played: SelfPlayGame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

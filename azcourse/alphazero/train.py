@@ -204,7 +204,7 @@ def self_play(run: Run, show_progress: bool, pool=None) -> dict:
     c = run.config
     moves, full, draws, started = 0, 0, 0, time.perf_counter()
     for played in _games(run, pool, show_progress):
-        run.replay.add(*positions(run.game, played, c.symmetries))
+        run.replay.add(*positions(run.game, played, c.symmetries, c.value_discount))
         moves += played.moves
         full += int(played.weights.sum())
         draws += not played.returns.any()
