@@ -1,0 +1,72 @@
+"""nbgrader's commands forked from a preloaded server (autograder.launcher) behave as `python -m nbgrader`."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from autograder import launcher, pipeline
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    return pipeline.Course.workspace(tmp_path_factory.mktemp("launcher") / "ws")
+
+
+def env_for(**extra):
+    return {**os.environ, "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]), **extra}
+
+
+def by_exec(args, cwd, env):
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("args", [["db", "student", "list"], ["autograde", "nosuch", "--force"], ["--version"]])
+def test_output_and_status_are_those_of_python_m_nbgrader(course, args):
+    env = env_for()
+    forked, executed = launcher.run(args, course.config_dir, env, check=False, capture=True), by_exec(args, course.config_dir, env)
+    assert (forked.returncode, forked.stdout) == (executed.returncode, executed.stdout)
+    assert forked.stderr.splitlines()[-1:] == executed.stderr.splitlines()[-1:]  # the same last word (paths, times differ)
+
+
+def test_a_failure_raises_with_check_and_its_output_comes_back(course):
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        launcher.run(["autograde", "nosuch", "--force"], course.config_dir, env_for(), capture=True)
+    assert failed.value.returncode == 1 and "No notebooks were matched" in failed.value.stderr
+
+
+def test_each_command_gets_exactly_its_environment_and_folder(course, tmp_path, capfd):
+    config = tmp_path / "nbgrader_config.py"  # a config that reports what the command sees, then stops it
+    config.write_text("import os, sys\nprint('SEEN', os.getcwd(), os.environ.get('LAUNCHER_MARK'), "
+                      "'HOME' in os.environ, os.getppid() != %d, flush=True)\nsys.exit(3)\n" % os.getpid())
+    env = {key: value for key, value in env_for(LAUNCHER_MARK="one").items() if key != "HOME"}
+    done = launcher.run(["db", "student", "list"], tmp_path, env, check=False, capture=True)
+    assert f"SEEN {tmp_path} one False True" in done.stdout and done.returncode == 3
+    again = launcher.run(["db", "student", "list"], tmp_path, env_for(LAUNCHER_MARK="two"), check=False)
+    assert again.stdout is None and f"SEEN {tmp_path} two True True" in capfd.readouterr().out  # copied, not kept
+
+
+def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports_it(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
+                                                 "time.sleep(60)\n")
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        launcher.run(["db", "student", "list"], tmp_path, env_for(), timeout=2)
+    assert time.monotonic() - started < 30
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, and reaped
+    (tmp_path / "pid").unlink()
+
+    def interrupt():
+        while not (tmp_path / "pid").exists():
+            time.sleep(0.05)
+        time.sleep(0.2)
+        os.kill(int((tmp_path / "pid").read_text()), signal.SIGINT)  # what Ctrl-C sends it
+
+    threading.Thread(target=interrupt).start()
+    done = launcher.run(["db", "student", "list"], tmp_path, env_for(), check=False, capture=True)
+    assert done.returncode == -signal.SIGINT  # as `python -m nbgrader` dies of an unhandled Ctrl-C
