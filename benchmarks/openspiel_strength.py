@@ -4,12 +4,15 @@
                                             [--opponent-simulations 200,2000] [--workers 2] [--seed 0]
     python benchmarks/openspiel_strength.py ckpts/othello8 --opponent-simulations 200,2000
     python benchmarks/openspiel_strength.py alphabeta:3 --game othello8 --opponent-simulations 2000
+    python benchmarks/openspiel_strength.py hex7 --opponent-simulations 2000 --no-proofs
 
 The network plays PUCT search with its card's settings at ``--simulations`` per move
-(``azcourse.alphazero.agent.load_agent``). In its place, ``alphabeta:<depth>`` with ``--game`` plays
-the calibration yardstick: alpha-beta to that many plies with the game's static evaluation
-(``azcourse.registry.make_alphabeta``; Othello: corners and mobility, Hex: shortest connecting
-paths), so a card can say what a plain classical player scores against the same bot. The opponent
+(``azcourse.alphazero.agent.load_agent``), correcting its moves with what its search tree proves
+(``azcourse.core.proofs``; ``--no-proofs`` plays the search's moves as they are). In its place,
+``alphabeta:<depth>`` with ``--game`` plays the calibration yardstick: alpha-beta to that many plies
+with the game's static evaluation (``azcourse.registry.make_alphabeta``; Othello: corners and
+mobility, Hex: shortest connecting paths), so a card can say what a plain classical player scores
+against the same bot. The opponent
 is OpenSpiel's C++ ``MCTSBot`` with random rollouts (``azcourse.openspiel_agent``: UCT c = 2, one
 rollout a leaf, MCTS-Solver), a fresh bot per game, at each budget of ``--opponent-simulations``.
 Seats alternate game by game; every game starts from the initial position (the bot's random
@@ -27,7 +30,7 @@ from azcourse.registry import make_alphabeta, make_game
 
 
 def match(checkpoint: str, simulations: int, opponent_simulations: int, games: int, workers: int, seed: int,
-          progress: bool = True, game_name: str | None = None):
+          progress: bool = True, game_name: str | None = None, proofs: bool = True):
     """The ``MatchSummary`` of the network of ``checkpoint`` (or of the alpha-beta player that
     ``alphabeta:<depth>`` names, on ``game_name``) against the OpenSpiel bot."""
     if checkpoint.startswith("alphabeta"):
@@ -35,7 +38,8 @@ def match(checkpoint: str, simulations: int, opponent_simulations: int, games: i
             raise ValueError(f"{checkpoint} needs a game (--game othello8, hex7, ...)")
         player = functools.partial(make_alphabeta, checkpoint, game_name)
     else:
-        player = functools.partial(load_agent, checkpoint, simulations=simulations, name=f"network@{simulations}")
+        player = functools.partial(load_agent, checkpoint, simulations=simulations, proofs=proofs,
+                                   name=f"network@{simulations}{'' if proofs else ' (no proofs)'}")
         game_name = player(0).game.name
     bot = functools.partial(OpenSpielMCTSAgent, make_game(game_name), simulations=opponent_simulations)
     return play_match(functools.partial(make_game, game_name), player, bot, games=games, seed=seed,
@@ -53,11 +57,13 @@ def main(argv=None) -> None:
                         help="the bot's simulations a move, comma-separated for several matches (default 200,2000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2; the results do not depend on it)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-proofs", dest="proofs", action="store_false",
+                        help="the network plays its search's moves, not corrected by what the tree proves")
     args = parser.parse_args(argv)
     rows = []
     for budget in (int(b) for b in args.opponent_simulations.split(",")):
         summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed,
-                        game_name=args.game)
+                        game_name=args.game, proofs=args.proofs)
         print(summary.text(), flush=True)
         (w1, d1, l1), (w2, d2, l2) = summary.by_seat
         low, high = summary.interval("wins")

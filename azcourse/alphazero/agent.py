@@ -76,16 +76,16 @@ class AlphaZeroAgent(MCTSAgent):
 
 
 def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_moves: int = 0,
-               name: str | None = None) -> AlphaZeroAgent:
+               name: str | None = None, proofs: bool = True) -> AlphaZeroAgent:
     """An ``AlphaZeroAgent`` from a checkpoint (a folder, a run folder or a name under ``ckpts/``,
     see ``checkpoints.checkpoint_dir``), with the search settings of its card unless
-    ``simulations`` is given. ``functools.partial(load_agent, path, simulations=...)`` is a
+    ``simulations`` is given (``proofs``: see ``AlphaZeroAgent``). ``functools.partial(load_agent, path, simulations=...)`` is a
     ``make(rng)`` for ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
     checkpoint = load_checkpoint(name_or_path)
     play = checkpoint.card["play"]
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, simulations or play["simulations"], rng,
                           sample_moves=sample_moves, name=name or f"alphazero {checkpoint.path.name}",
-                          **search_settings(play))
+                          proofs=proofs, **search_settings(play))
 
 
 def search_settings(play: dict) -> dict:
