@@ -1,6 +1,6 @@
 """Play the course's games in a terminal.
 
-    python play.py azul --opponent greedy --seed 7 [--seat 0|1] [--no-color]
+    python play.py azul [--opponent strong+search:0.5s] --seed 7 [--seat 0|1] [--no-color]
     python play.py ttt --opponent perfect|mcts|uct|random [--second] [--rules NOTEBOOK]
     python play.py hex --size 5 --opponent random|uct|anet|mcts|alphazero [--second] [--simulations N]
     python play.py othello --size 6 --opponent random|greedy|uct [--second] [--simulations N]
@@ -187,13 +187,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _azul_options(games, summary: str) -> None:
     """``play.py azul``'s options."""
-    from azcourse.azul_cli import AGENT_NAMES
+    from azcourse.azul_cli import DEFAULT_OPPONENT, OPPONENTS, opponents_help
 
-    azul = games.add_parser("azul", help=summary,
-                            description="Play Azul against a computer opponent by typing move "
-                                        "codes such as 5B2 or CWF (type help in the game).")
-    azul.add_argument("--opponent", choices=AGENT_NAMES, default="greedy",
-                      help="the computer player (default: greedy)")
+    azul = games.add_parser("azul", help=summary, epilog=opponents_help(),
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Play Azul against a computer opponent by typing move codes\n"
+                                        "such as 5B2 or CWF (type help in the game).")
+    azul.add_argument("--opponent", choices=tuple(OPPONENTS), default=DEFAULT_OPPONENT, metavar="OPPONENT",
+                      help=f"the computer player, one of those below (default: {DEFAULT_OPPONENT})")
     azul.add_argument("--seed", type=int, help="fixes the deal (default: a random seed, printed)")
     azul.add_argument("--seat", type=int, choices=(0, 1), default=0,
                       help="your seat (default 0); who starts is drawn from the seed (rule 3)")

@@ -11,6 +11,30 @@ import argparse
 
 AGENT_NAMES = ("baseline", "greedy", "random", "strong", "strong+search")
 
+# ``play.py azul``'s opponents, weakest first, each with its strength in words: the games it won against
+# the independent alpha-beta yardstick at depth 3 (benchmarks/azul_alphabeta.py: seats alternating,
+# paired deals, 2026-11-28, the 2-core machine) and the time it takes a move there.
+OPPONENTS = {
+    "random": "uniformly random legal takes; won 0 of 40 games against the depth-3 alpha-beta yardstick",
+    "baseline": "a small network (64 and 32 units), policy alone; won 4 of 100 against the yardstick",
+    "greedy": "the take that scores most now; won 10 of 200 against the yardstick",
+    "strong": "the strong network, policy alone (one network call a move); won 25 of 200 against the yardstick",
+    "strong+search": "the strong network in a search of 100 simulations, about 16 ms a move; "
+                     "won 40 of 100 (1 draw) against the yardstick",
+    "strong+search:800": "800 simulations, about 0.1 s a move; won 44 of 60 against the yardstick",
+    "strong+search:0.5s": "as much search as 0.5 s a move allows (the strongest that answers within "
+                          "about half a second); won 29 of 40 against the yardstick",
+}
+DEFAULT_OPPONENT = "strong+search:0.5s"
+
+
+def opponents_help() -> str:
+    """The opponents as lines for a command's help: each with its strength, the default marked."""
+    width = max(map(len, OPPONENTS))
+    lines = [f"  {name:<{width}}  {words}" + ("  (the default)" if name == DEFAULT_OPPONENT else "")
+             for name, words in OPPONENTS.items()]
+    return "opponents (--opponent), weakest first:\n" + "\n".join(lines)
+
 
 def add_arena_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The arena's options on ``parser`` (``python -m azcourse.azul.arena`` and ``play.py arena``)."""

@@ -5,7 +5,7 @@ import pytest
 
 import azul_builders as ab
 from Azul_Simulator import (
-    N_TAKES, NOOP, AzulState, action_to_string, get_next_state, get_valid_mask, string_to_action,
+    N_TAKES, NOOP, AzulState, action_to_string, get_next_state, get_valid_mask, init_board, string_to_action,
     wall_tiling,
 )
 from azcourse.azul.agents import (
@@ -186,3 +186,23 @@ def test_the_command_lines_name_exactly_the_registered_agents():
     from azcourse.azul_cli import AGENT_NAMES
 
     assert AGENT_NAMES == tuple(sorted(AGENTS))
+
+
+def test_every_opponent_of_play_azul_plays_and_its_help_gives_each_one_s_strength():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from azcourse.azul.checkpoints import make_model_agent
+    from azcourse.azul_cli import DEFAULT_OPPONENT, OPPONENTS
+
+    board = init_board(np.random.default_rng(4))
+    for name in OPPONENTS:
+        agent = make_agent(name) if name in AGENTS else make_model_agent(name)
+        assert get_valid_mask(board)[agent(board, np.random.default_rng(0))]
+    shown = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "play.py"), "azul", "--help"],
+                           capture_output=True, text=True, check=True).stdout
+    for name, words in OPPONENTS.items():
+        assert f"  {name} " in shown and "against the" in words and "won " in words
+    default_line = next(line for line in shown.splitlines() if line.startswith(f"  {DEFAULT_OPPONENT} "))
+    assert default_line.endswith("(the default)") and DEFAULT_OPPONENT == "strong+search:0.5s"
