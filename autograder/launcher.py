@@ -49,6 +49,7 @@ def _child(request: dict) -> None:
         sys.stdin = open(0, closefd=False)
         sys.stdout, sys.stderr = open(1, "w", closefd=False), open(2, "w", closefd=False)
         os.chdir(request["cwd"])
+        sys.path[0] = os.getcwd()  # as `python -m` puts its folder first (a course's own modules beside its config)
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = ["nbgrader", *request["args"]]
@@ -134,7 +135,7 @@ class _Server:
                                                                         os.environ.get("PYTHONPATH", "")]))}
         self.process = subprocess.Popen([sys.executable, "-m", "autograder.launcher"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
-        self.ids, self.lock, self.answers = itertools.count(), threading.Lock(), {}
+        self.ids, self.lock, self.answers, self.owner = itertools.count(), threading.Lock(), {}, os.getpid()
         threading.Thread(target=self._read, daemon=True, name="nbgrader fork server").start()
 
     def _read(self):
@@ -159,6 +160,8 @@ class _Server:
         return first["pid"], answers
 
     def close(self):
+        if self.owner != os.getpid():  # a forked copy: the server is its parent's to close
+            return
         try:
             self.process.stdin.close()
             self.process.wait(timeout=10)
@@ -173,7 +176,8 @@ _server_lock = threading.Lock()
 def _the_server() -> _Server:
     global _server
     with _server_lock:
-        if _server is None or _server.process.poll() is not None:
+        # a new server after a fork (the parent's pipes are not this process's) or when the old one ended
+        if _server is None or _server.owner != os.getpid() or _server.process.poll() is not None:
             _server = _Server()
             atexit.register(_server.close)
         return _server

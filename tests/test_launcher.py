@@ -40,13 +40,17 @@ def test_a_failure_raises_with_check_and_its_output_comes_back(course):
 
 def test_each_command_gets_exactly_its_environment_and_folder(course, tmp_path, capfd):
     config = tmp_path / "nbgrader_config.py"  # a config that reports what the command sees, then stops it
-    config.write_text("import os, sys\nprint('SEEN', os.getcwd(), os.environ.get('LAUNCHER_MARK'), "
-                      "'HOME' in os.environ, os.getppid() != %d, flush=True)\nsys.exit(3)\n" % os.getpid())
+    (tmp_path / "course_helper.py").write_text("MARK = 'beside the config'\n")  # importable as with python -m
+    config.write_text("import os, sys\nfrom course_helper import MARK\n"
+                      "print('SEEN', os.getcwd(), os.environ.get('LAUNCHER_MARK'), "
+                      "'HOME' in os.environ, os.getppid() != %d, MARK, flush=True)\nsys.exit(3)\n" % os.getpid())
     env = {key: value for key, value in env_for(LAUNCHER_MARK="one").items() if key != "HOME"}
     done = launcher.run(["db", "student", "list"], tmp_path, env, check=False, capture=True)
-    assert f"SEEN {tmp_path} one False True" in done.stdout and done.returncode == 3
+    assert f"SEEN {tmp_path} one False True beside the config" in done.stdout and done.returncode == 3
     again = launcher.run(["db", "student", "list"], tmp_path, env_for(LAUNCHER_MARK="two"), check=False)
     assert again.stdout is None and f"SEEN {tmp_path} two True True" in capfd.readouterr().out  # copied, not kept
+    executed = by_exec(["db", "student", "list"], tmp_path, env)
+    assert f"SEEN {tmp_path} one False" in executed.stdout and executed.returncode == 3  # what python -m nbgrader does
 
 
 def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports_it(tmp_path):
