@@ -21,9 +21,14 @@ from autograder.probe_schema import REF, Either, Int, ListOf, Malformed, Record,
 # every judge of every assignment's checks module (autograder/assignments/*/checks.py)
 MODULES = probes.graded_assignments()
 CHECKS = [(module, name) for module in MODULES for name in probes._checks(module).SCHEMAS]
+# the judges whose reference output trains a network with JAX (about 1.3-6 s each to compute on an idle
+# machine, most of the file's time): checked in the whole suite, not in the quick tier
+JAX_TRAINED = {("hex4_onpolicy", "train_step"), ("hex4_onpolicy", "policy_loss"), ("tak6_alphazero", "alphazero_loss"),
+               ("ttt2_selfplay", "train_step")}
 
 
-@pytest.fixture(scope="module", params=CHECKS, ids=lambda c: f"{c[0]}.{c[1]}")
+@pytest.fixture(scope="module", ids=lambda c: f"{c[0]}.{c[1]}",
+                params=[pytest.param(c, marks=pytest.mark.slow) if c in JAX_TRAINED else c for c in CHECKS])
 def check(request):
     module, name = request.param
     return module, name, probes.reference_outputs(module, name)
