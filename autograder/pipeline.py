@@ -294,6 +294,8 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
             stopped = stop.is_set() or done.returncode == -signal.SIGINT
         except subprocess.TimeoutExpired:
             error, stopped = f"grading took longer than {timeout} s", False
+        except OSError as exc:  # nbgrader could not be started for it (no memory, no process left): its grade says so
+            error, stopped = f"nbgrader could not run: {exc}", False
         seconds = time.monotonic() - started
         if stopped:  # Ctrl-C reached nbgrader too: no result, the record stays "running"
             progress.finished(f"interrupted {neutralise(student)}/{assignment} after {seconds:.0f} s")

@@ -74,3 +74,29 @@ def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports
     threading.Thread(target=interrupt).start()
     done = launcher.run(["db", "student", "list"], tmp_path, env_for(), check=False, capture=True)
     assert done.returncode == -signal.SIGINT  # as `python -m nbgrader` dies of an unhandled Ctrl-C
+
+
+def test_a_command_does_not_outlive_its_server_and_the_next_one_gets_a_new_server(tmp_path, course):
+    (tmp_path / "nbgrader_config.py").write_text("import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
+                                                 "time.sleep(60)\n")
+    done = {}
+    caller = threading.Thread(target=lambda: done.update(
+        result=launcher.run(["db", "student", "list"], tmp_path, env_for(), check=False, capture=True)))
+    caller.start()
+    while not (tmp_path / "pid").exists():
+        time.sleep(0.05)
+    pid = int((tmp_path / "pid").read_text())
+    launcher._the_server().process.kill()  # the server dies mid-command
+    caller.join(30)
+    assert not caller.is_alive() and done["result"].returncode == -signal.SIGKILL
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the command outlived its server")
+    again = launcher.run(["db", "student", "list"], course.config_dir, env_for(), check=False, capture=True)
+    assert again.returncode == 0
