@@ -12,9 +12,9 @@ The network plays PUCT search with its card's settings at ``--simulations`` per 
 ``alphabeta:<depth>`` with ``--game`` plays the calibration yardstick: alpha-beta to that many plies
 with the game's static evaluation (``azcourse.registry.make_alphabeta``; Othello: corners and
 mobility, Hex: shortest connecting paths), so a card can say what a plain classical player scores
-against the same bot. The opponent
-is OpenSpiel's C++ ``MCTSBot`` with random rollouts (``azcourse.openspiel_agent``: UCT c = 2, one
-rollout a leaf, MCTS-Solver), a fresh bot per game, at each budget of ``--opponent-simulations``.
+against the same bot. The opponent is OpenSpiel's C++ ``MCTSBot`` with random rollouts
+(``azcourse.openspiel_agent``: UCT c = 2, one rollout a leaf, MCTS-Solver), a fresh bot per game, at
+each budget of ``--opponent-simulations``.
 Seats alternate game by game; every game starts from the initial position (the bot's random
 rollouts make the games differ). Prints one line per match: wins, draws, losses, the win rate with
 its Wilson 95% interval, the split by seat and the time per move of each side; then the table as

@@ -1,5 +1,9 @@
 """Baseline Azul agents: legality, the greedy rule (checked against the engine's own scoring), and
 strength. Hand-built positions use ``azul_builders`` (player to move = ``me``)."""
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,7 +15,7 @@ from Azul_Simulator import (
 from azcourse.azul.agents import (
     AGENTS, evaluate_takes, greedy_agent, greedy_candidates, make_agent, random_agent,
 )
-from azcourse.azul.arena import function_match
+from azcourse.azul.arena import build_agent, function_match
 
 
 def codes(actions) -> set[str]:
@@ -189,16 +193,11 @@ def test_the_command_lines_name_exactly_the_registered_agents():
 
 
 def test_every_opponent_of_play_azul_plays_and_its_help_gives_each_one_s_strength():
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from azcourse.azul.checkpoints import make_model_agent
     from azcourse.azul_cli import DEFAULT_OPPONENT, OPPONENTS
 
     board = init_board(np.random.default_rng(4))
     for name in OPPONENTS:
-        agent = make_agent(name) if name in AGENTS else make_model_agent(name)
+        agent = build_agent(name)  # the arena's builder: the registry's agents and the model specs
         assert get_valid_mask(board)[agent(board, np.random.default_rng(0))]
     shown = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "play.py"), "azul", "--help"],
                            capture_output=True, text=True, check=True).stdout

@@ -10,10 +10,10 @@ cached by position), without root noise. It plays the most visited action; with
 ``sample_moves = k`` its first k choices are drawn from the visit counts instead (so that matches
 between deterministic agents vary). With ``root_policy = "gumbel"`` (a checkpoint trained so) it
 plays the Gumbel search's choice: with Gumbel noise for its first ``sample_moves`` choices (the noise
-samples the move), without noise (``gumbel_scale = 0``) afterwards. Then it corrects its move with what the search tree proves
-(``azcourse.core.proofs.play_proven``: a proven win at once, no proven loss while another move is
-open, the longest loss when all are lost); ``proofs = False`` plays the search's move as it is. One
-agent plays one game, as ``play_match`` makes them.
+samples the move), without noise (``gumbel_scale = 0``) afterwards. Then it corrects its move with
+what the search tree proves (``azcourse.core.proofs.play_proven``: a proven win at once, no proven
+loss while another move is open, the longest loss when all are lost); ``proofs = False`` plays the
+search's move as it is. One agent plays one game, as ``play_match`` makes them.
 """
 from __future__ import annotations
 
@@ -79,8 +79,9 @@ def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_mo
                name: str | None = None, proofs: bool = True) -> AlphaZeroAgent:
     """An ``AlphaZeroAgent`` from a checkpoint (a folder, a run folder or a name under ``ckpts/``,
     see ``checkpoints.checkpoint_dir``), with the search settings of its card unless
-    ``simulations`` is given (``proofs``: see ``AlphaZeroAgent``). ``functools.partial(load_agent, path, simulations=...)`` is a
-    ``make(rng)`` for ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
+    ``simulations`` is given (``proofs``: see ``AlphaZeroAgent``). ``functools.partial(load_agent, path,
+    simulations=...)`` is a ``make(rng)`` for ``azcourse.core.arena.play_match`` (and pickles for its
+    workers)."""
     checkpoint = load_checkpoint(name_or_path)
     play = checkpoint.card["play"]
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, simulations or play["simulations"], rng,
