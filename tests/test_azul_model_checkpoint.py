@@ -90,5 +90,5 @@ def test_record_arena_writes_into_the_card(tmp_path):
 def test_model_agents_registry_entries():
     assert set(checkpoints.MODEL_AGENTS) == {"baseline", "strong", "strong+search"}
     search_agent = checkpoints.MODEL_AGENTS["strong+search"]()
-    assert search_agent.search.config.simulations == checkpoints.DEFAULT_SIMULATIONS
-    assert search_agent.search.config.time_limit == checkpoints.DEFAULT_TIME_LIMIT
+    assert search_agent.config.simulations == checkpoints.DEFAULT_SIMULATIONS
+    assert search_agent.config.time_limit == checkpoints.DEFAULT_TIME_LIMIT

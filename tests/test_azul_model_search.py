@@ -1,12 +1,16 @@
-"""Azul search: legality of what it visits, chance handling at the refill, and value signs when
-the same player moves twice in a row across a round boundary."""
+"""Azul on the generic MCTS (``azcourse.azul.mcts_agent``): legality of what it visits, chance handling
+at the refill, value signs when the same player moves twice in a row across a round boundary, and the
+same visit counts as Azul's own search (``azcourse.azul.search``, kept for its trainer) on fixed positions."""
 import numpy as np
 import pytest
 
 import azul_builders as ab
 import Azul_Simulator as az
 from azcourse.azul import heuristics
-from azcourse.azul.search import CHANCE, Search, SearchAgent, SearchConfig, heuristic_evaluator
+from azcourse.azul import search as azul_search
+from azcourse.azul.checkpoints import load_network
+from azcourse.azul.mcts_agent import AzulEvaluator, SearchAgent, search_config
+from azcourse.core.mcts import CHANCE, MCTS
 
 
 def _positions(n=12, seed=0):
@@ -23,15 +27,16 @@ def _positions(n=12, seed=0):
     return out
 
 
-@pytest.mark.parametrize("chance", ["round", "sample"])
-def test_visits_only_legal_moves(chance):
-    search = Search(heuristic_evaluator(), SearchConfig(simulations=60, chance=chance))
+@pytest.mark.parametrize("chance_outcomes", [0, 4])
+def test_visits_only_legal_moves(chance_outcomes):
+    agent = SearchAgent(AzulEvaluator(), search_config(60, chance_outcomes=chance_outcomes))
     for board in _positions():
-        visits, value = search.run(board, np.random.default_rng(1))
+        result = agent.search(board, np.random.default_rng(1))
         legal = az.get_valid_mask(board)
-        assert visits.shape == (az.ACTION_DIM,)
-        assert visits[~legal].sum() == 0 and visits[az.NOOP] == 0
-        assert visits.sum() > 0 and -1 <= value <= 1
+        assert result.visits.shape == (az.ACTION_DIM,)
+        assert result.visits[~legal].sum() == 0 and result.visits[az.NOOP] == 0
+        assert result.visits.sum() == 60 and np.all(np.abs(result.q) <= 1)
+        assert legal[result.action] and result.visits[result.action] == result.visits.max()
 
 
 def _last_take_position(mover_has_marker: bool):
@@ -45,18 +50,18 @@ def _last_take_position(mover_has_marker: bool):
 @pytest.mark.parametrize("mover_has_marker", [True, False])
 def test_round_end_value_sign_follows_the_seat(mover_has_marker):
     board = _last_take_position(mover_has_marker)
-    search = Search(heuristic_evaluator(), SearchConfig(simulations=50, chance="round"))
-    root = search._make_node(board)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        search._simulate(root, rng)
+    agent = SearchAgent(AzulEvaluator(), search_config(50))
+    mcts = MCTS(agent.game, agent.evaluator, agent.config, np.random.default_rng(0))
+    mcts.search(board)
+    root = mcts.root
+    assert root.player == board[az.SEAT]
     for i, child in enumerate(root.children):
         if child is None:
             continue
         assert child.kind == CHANCE
-        same_player = child.seat == root.seat
+        same_player = child.state[az.SEAT] == root.player
         assert same_player == mover_has_marker  # the marker holder starts the next round
-        expected = heuristics.evaluate(child.board) * (1 if same_player else -1)
+        expected = heuristics.evaluate(child.state) * (1 if same_player else -1)
         assert root.w[i] / root.n[i] == pytest.approx(expected)
 
 
@@ -65,33 +70,52 @@ def test_round_mode_never_draws_tiles():
     board = _last_take_position(True)
     rng = np.random.default_rng(5)
     before = rng.bit_generator.state
-    Search(heuristic_evaluator(), SearchConfig(simulations=40, chance="round")).run(board, rng)
+    SearchAgent(AzulEvaluator(), search_config(40)).search(board, rng)
     assert rng.bit_generator.state == before
 
 
 def test_sample_mode_keeps_a_bounded_set_of_refills():
     board = _last_take_position(True)
-    search = Search(heuristic_evaluator(), SearchConfig(simulations=200, chance="sample",
-                                                        chance_outcomes=3))
-    root = search._make_node(board)
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        search._simulate(root, rng)
-    chance_nodes = [c for c in root.children if c is not None]
+    agent = SearchAgent(AzulEvaluator(), search_config(200, chance_outcomes=3))
+    mcts = MCTS(agent.game, agent.evaluator, agent.config, np.random.default_rng(0))
+    mcts.search(board)
+    chance_nodes = [c for c in mcts.root.children if c is not None]
     assert chance_nodes
     for node in chance_nodes:
         assert node.kind == CHANCE and 1 <= len(node.children) <= 3
-        for outcome in node.children:  # real refills: a new round with factories to take from
-            assert outcome.board[az.ROUND] == board[az.ROUND] + 1
-            assert az.get_valid_mask(outcome.board)[:az.N_TAKES].any()
+        for outcome in node.children.values():  # real refills: a new round with factories to take from
+            assert outcome.state[az.ROUND] == board[az.ROUND] + 1
+            assert az.get_valid_mask(outcome.state)[:az.N_TAKES].any()
     # the real position's bag is untouched by the search's sampled refills
     np.testing.assert_array_equal(board, _last_take_position(True))
 
 
 def test_agent_returns_noop_only_at_refill_and_plays_forced_moves():
-    agent = SearchAgent(heuristic_evaluator(), SearchConfig(simulations=10))
+    agent = SearchAgent(AzulEvaluator(), search_config(10))
     refill = ab.board(me=ab.player(is_starter=True), centre="", marker_in_centre=False)
     assert agent(refill, np.random.default_rng(0)) == az.NOOP
     board = _last_take_position(True)
     action = agent(board, np.random.default_rng(0))
     assert az.get_valid_mask(board)[action]
+
+
+@pytest.mark.parametrize("prior_mix, value_mix, simulations", [(0.5, 0.5, 100), (0.0, 1.0, 60), (0.0, 0.0, 60),
+                                                               (1.0, 0.5, 40)])
+def test_the_generic_search_visits_as_azuls_own_search(prior_mix, value_mix, simulations):
+    """The same network, mixes and settings give the same visit counts, move by move, on positions from
+    greedy games: the generic search with its Azul settings is Azul's PUCT search."""
+    net = load_network("azul_strong")
+    old_evaluator = (azul_search.MixedEvaluator(net, prior_mix) if prior_mix > 0 else net)
+    old = azul_search.Search(old_evaluator, azul_search.SearchConfig(simulations=simulations, value_mix=value_mix))
+    new = SearchAgent(AzulEvaluator(net, prior_mix, value_mix), search_config(simulations))
+    boards = _positions(n=16, seed=3)
+    for board in boards:
+        visits, _ = old.run(board, np.random.default_rng(1))
+        assert np.array_equal(new.search(board, np.random.default_rng(1)).visits, visits.astype(np.int64))
+
+
+def test_the_heuristic_search_visits_as_azuls_own_search():
+    old = azul_search.Search(azul_search.heuristic_evaluator(), azul_search.SearchConfig(simulations=80))
+    new = SearchAgent(AzulEvaluator(), search_config(80))
+    for board in _positions(n=16, seed=4):
+        assert np.array_equal(new.search(board).visits, old.run(board, np.random.default_rng(1))[0].astype(np.int64))

@@ -294,6 +294,64 @@ def test_search_after_a_chance_step_reuses_the_sampled_outcome():
     assert mcts.root is outcome and result.visits.sum() == before.sum() + 40 and before.sum() > 0
 
 
+def test_a_chance_node_is_a_leaf_with_no_outcomes_kept():
+    """chance_outcomes = 0: the coin of the test above is valued by the evaluator before the draw (its
+    values backed up for the chooser), never drawn from, and no outcome below it is searched."""
+    spec = {(): ("move", 0, 2), (0,): ("chance", 2), (1,): ("end", win_loss(0, 0.5)),
+            (0, 0): ("move", 1, 1), (0, 1): ("move", 1, 1),
+            (0, 0, 0): ("end", win_loss(0, 1)), (0, 1, 0): ("end", win_loss(0, -1))}
+    seen = []
+
+    def evaluator(game, state, rng):
+        seen.append(state)
+        return None, np.array(win_loss(0, 0.8 if game.is_chance(state) else 0.0))
+
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    config = MCTSConfig(simulations=30, tree_policy="puct", chance_outcomes=0)
+    mcts = MCTS(TreeGame(spec, 2), evaluator, config, rng)
+    result = mcts.search(())
+    coin = mcts.root.children[0]
+    assert coin.children == {} and list(coin.returns) == [0.8, -0.8]
+    assert result.q[0] == pytest.approx(0.8) and result.visits[0] > result.visits[1]
+    assert seen == [(), (0,)] and rng.bit_generator.state == before
+
+
+def test_first_play_urgency_and_a_constant_exploration_rate():
+    """fpu_reduction: an untried action's Q is the node's value less it; c_base = inf: C(s) = c_init. With
+    value 0.4, reduction 0.1 and c_init 1, each simulation picks argmax Q + P sqrt(N(s)) / (1 + N(s, a)),
+    Q = 0.3 untried; checked one simulation at a time."""
+    values, prior = [0.5, -0.5, 0.2], np.array([0.2, 0.5, 0.3])
+    spec = {(): ("move", 0, 3), **{(a,): ("end", win_loss(0, v)) for a, v in enumerate(values)}}
+    config = MCTSConfig(simulations=1, tree_policy="puct", c_init=1.0, c_base=math.inf, fpu_reduction=0.1)
+    mcts = MCTS(TreeGame(spec, 3), constant(win_loss(0, 0.4), prior), config, 0)
+    n, w = np.zeros(3), np.zeros(3)
+    for step in range(40):
+        q = np.where(n > 0, w / np.maximum(n, 1), 0.4 - 0.1)
+        expected = int(np.argmax(q + prior * math.sqrt(1 + n.sum()) / (1 + n)))
+        visits = mcts.search(()).visits
+        assert int(np.flatnonzero(visits - n)[0]) == expected, step
+        n, w = visits.astype(float), w + (visits - n) * values
+    assert n.min() >= 1 and int(np.argmax(n)) == 0
+
+
+def test_a_time_limit_stops_the_search_early():
+    spec = {(): ("move", 0, 2), (0,): ("end", [0, 0]), (1,): ("end", [0, 0])}
+
+    def slow(game, state, rng):
+        __import__("time").sleep(0.002)
+        return None, np.zeros(2)
+
+    spec.update({(0,): ("move", 1, 2), (1,): ("move", 1, 2),
+                 **{(a, b): ("move", 0, 2) for a in range(2) for b in range(2)},
+                 **{(a, b, c): ("end", [0, 0]) for a in range(2) for b in range(2) for c in range(2)}})
+    config = MCTSConfig(simulations=10_000, tree_policy="puct", time_limit=0.05)
+    result = MCTS(TreeGame(spec, 2), slow, config, 0).search(())
+    assert 16 <= result.visits.sum() < 10_000 and result.visits.sum() % 16 == 0
+    with pytest.raises(ValueError, match="time_limit"):
+        MCTSConfig(tree_policy="puct", root_policy="gumbel", time_limit=1.0)
+
+
 # -- reuse and misc -------------------------------------------------------------------------------
 def test_advance_keeps_the_subtree_and_its_counts():
     spec = {(): ("move", 0, 2), **{(a,): ("move", 1, 2) for a in range(2)},
@@ -382,7 +440,7 @@ def test_the_search_names_no_game(module):
             imported |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add("." * node.level + (node.module or ""))
-    assert imported <= {"__future__", "dataclasses", "math", "typing", "numpy", ".evaluators"}, imported
+    assert imported <= {"__future__", "dataclasses", "math", "time", "typing", "numpy", ".evaluators"}, imported
     words = {w.lower() for w in __import__("re").findall(r"[A-Za-z_]+", source)}
     words |= {part for w in words for part in w.split("_")}
     assert not words & GAME_WORDS, words & GAME_WORDS

@@ -57,8 +57,9 @@ EXPECTED = {
                                      "azcourse/tictactoe/matches.py", "azcourse/tictactoe/minimax.py"],
     "azul3_play": COMMON + ["azul3_play.ipynb", "Azul_Simulator.py", "Azul_Visuals.py", "azcourse/azul/__init__.py",
                             "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
-                            "azcourse/azul/network.py", "azcourse/azul/search.py", "azcourse/azul/agents.py",
-                            "azcourse/azul/terminal.py", "azcourse/core/__init__.py", "azcourse/core/protocol.py",
+                            "azcourse/azul/network.py", "azcourse/azul/mcts_agent.py", "azcourse/azul/game.py",
+                            "azcourse/azul/agents.py", "azcourse/azul/terminal.py", "azcourse/core/__init__.py",
+                            "azcourse/core/mcts.py", "azcourse/core/evaluators.py", "azcourse/core/protocol.py",
                             "azcourse/core/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
                      for name in ("card.json", "params.msgpack", "train_log.jsonl")],

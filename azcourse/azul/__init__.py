@@ -4,7 +4,7 @@ Quick use::
 
     from azcourse.azul import load_agent
     agent = load_agent("azul_strong")                    # policy only
-    agent = load_agent("azul_strong", simulations=200)   # inside PUCT search
+    agent = load_agent("azul_strong", simulations=200)   # inside the generic MCTS
     action = agent(board, rng)
 
 See ``docs/azul_model.md`` for the design and the measured results.

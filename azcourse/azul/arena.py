@@ -8,8 +8,8 @@ for A; the 95% confidence interval of A's win rate is Wilson's score interval.
 
 Agents are named by strings so that worker processes can build them: ``random``, ``greedy``
 (``azcourse.azul.agents`` when it provides them), ``heuristic_greedy`` (the training reference),
-``heuristic+search:N`` (the search with no network), and checkpoints: ``baseline``, ``strong`` (policy only), ``strong+search`` (PUCT search, 100
-simulations capped at 1 s a move), ``strong+search:800`` (simulations) or ``strong+search:0.5s``.
+``heuristic+search:N`` (the search with no network), and checkpoints: ``baseline``, ``strong`` (policy only),
+``strong+search`` (the generic MCTS with Azul's settings, ``mcts_agent``: 100 simulations capped at 1 s a move), ``strong+search:800`` (simulations) or ``strong+search:0.5s``.
 
 Command line::
 
@@ -48,9 +48,9 @@ def build_agent(spec: str):
     if spec == "heuristic_greedy":
         return _heuristic_greedy
     if spec.startswith("heuristic+search"):  # the search with no network: greedy priors, heuristic values
-        from .search import SearchAgent, SearchConfig, heuristic_evaluator
+        from .mcts_agent import AzulEvaluator, SearchAgent, search_config
         budget = spec.partition(":")[2] or "400"
-        return SearchAgent(heuristic_evaluator(), SearchConfig(simulations=int(budget), time_limit=1.0))
+        return SearchAgent(AzulEvaluator(), search_config(int(budget), time_limit=1.0), name=spec)
     if any(word in spec for word in MODEL_WORDS):
         from .checkpoints import make_model_agent
         return make_model_agent(spec)

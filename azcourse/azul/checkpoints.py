@@ -16,7 +16,7 @@ imports JAX: it takes a few milliseconds (tests check it equals Flax's own resto
 One-call agents::
 
     agent = load_agent("azul_strong")                       # policy only: one network call a move
-    agent = load_agent("azul_strong", simulations=200)      # inside PUCT search
+    agent = load_agent("azul_strong", simulations=200)      # inside the generic MCTS (mcts_agent)
     action = agent(board, rng)
 
 ``make_model_agent("strong+search")`` understands the names used by the arena and ``play.py``.
@@ -118,27 +118,28 @@ def load_agent(name_or_path, simulations: int | None = None, time_limit: float |
 
     Args:
         name_or_path: "azul_strong", "azul_baseline" (or "strong"/"baseline"), or a directory.
-        simulations: ``None`` (and no ``time_limit``): policy only. Otherwise PUCT search with that
-            many simulations per move (default ``DEFAULT_SIMULATIONS`` when only ``time_limit`` is set).
+        simulations: ``None`` (and no ``time_limit``): policy only. Otherwise the generic MCTS with
+            Azul's settings (``mcts_agent``), that many simulations per move (default
+            ``DEFAULT_SIMULATIONS`` when only ``time_limit`` is set).
         time_limit: optional cap in seconds per move for the search.
-        search_options: ``prior_mix`` (see ``search.make_evaluator``) and other ``SearchConfig``
-            fields (``c_puct``, ``value_mix``, ``chance``, ...); defaults come from the card's
-            ``search`` entry.
+        search_options: ``prior_mix``, ``value_mix``, ``temperature`` (``mcts_agent.AzulEvaluator``),
+            ``c_puct``, ``fpu_reduction``, ``chance_outcomes`` (``mcts_agent.search_config``) and
+            ``chance`` (``"round"``: ``chance_outcomes`` 0, the refill a leaf; ``"sample"``: 4 sampled
+            refills unless ``chance_outcomes`` says); defaults come from the card's ``search`` entry.
     """
     net = load_network(name_or_path)
     label = model_dir(name_or_path).name
     if simulations is None and time_limit is None:
         return PolicyAgent(net, label)
-    from .search import SearchAgent, SearchConfig, make_evaluator
-    defaults = read_card(name_or_path).get("search", {})
-    options = {**defaults, **search_options}
-    prior_mix = float(options.pop("prior_mix", 0.0))
-    config = SearchConfig(simulations=simulations or DEFAULT_SIMULATIONS, time_limit=time_limit,
-                          **{k: v for k, v in options.items()
-                             if k in SearchConfig.__dataclass_fields__ and k not in ("simulations", "time_limit")})
-    agent = SearchAgent(make_evaluator(net, prior_mix), config)
-    agent.name = f"{label}+search"
-    return agent
+    from .mcts_agent import AzulEvaluator, SearchAgent, search_config
+    options = {**read_card(name_or_path).get("search", {}), **search_options}
+    chance = options.pop("chance", "round")
+    if chance not in ("round", "sample"):
+        raise ValueError(f"chance is 'round' or 'sample', got {chance!r}")
+    options.setdefault("chance_outcomes", 0 if chance == "round" else 4)
+    evaluator = AzulEvaluator(net, **{k: options.pop(k) for k in ("prior_mix", "value_mix", "temperature") if k in options})
+    config = search_config(simulations or DEFAULT_SIMULATIONS, time_limit, **options)
+    return SearchAgent(evaluator, config, name=f"{label}+search")
 
 
 def make_model_agent(spec: str):

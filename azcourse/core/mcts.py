@@ -12,7 +12,10 @@ The tree
     already holds it (same ``state_key``), adds it while the node holds fewer than
     ``chance_outcomes`` outcomes, and otherwise follows a held outcome picked uniformly. So a game
     with few outcomes is sampled with their true odds, and one with countless outcomes (a shuffled
-    bag) keeps a bounded sample. A *terminal node* holds ``game.returns``.
+    bag) keeps a bounded sample. With ``chance_outcomes = 0`` a chance node is a leaf instead: the
+    evaluator values the state before the draw, and the search never looks past it (for a game whose
+    draw settles little that the evaluator cannot see, and has countless outcomes). A *terminal node* holds
+    ``game.returns``.
 One simulation (one "search game")
     From the root, the tree policy picks actions down to an action whose child is not in the tree
     yet; that child is added and evaluated by the leaf evaluator (a rollout to the end of the game,
@@ -24,8 +27,9 @@ Tree policies (``MCTSConfig.tree_policy``)
     try, so a node draws only for the actions it tries); then the action that maximises
     ``Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))``, ``Q = W / N``.
     ``"puct"``: the action that maximises ``Q(s, a) + C(s) P(s, a) sqrt(N(s)) / (1 + N(s, a))`` with
-    ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init`` and ``Q = unvisited_value`` for an
-    untried action. With ``dirichlet_alpha > 0`` the root's priors become
+    ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init`` (``c_base = inf``: the constant ``c_init``)
+    and ``Q = unvisited_value`` for an untried action, or with ``fpu_reduction`` the node's own value
+    less that reduction (first-play urgency). With ``dirichlet_alpha > 0`` the root's priors become
     ``(1 - dirichlet_fraction) P + dirichlet_fraction * Dirichlet(alpha)`` at every ``search`` call.
     Ties go to the lowest action index.
 Root policies (``MCTSConfig.root_policy``)
@@ -52,7 +56,8 @@ Reusing the tree
     chance node; otherwise it starts a new tree. (A Gumbel search always starts a new tree.)
 Randomness
     All draws (untried-action order, chance outcomes, rollouts, noise, Gumbel) come from one
-    ``numpy.random.Generator``, so a seeded search is repeatable.
+    ``numpy.random.Generator``, so a seeded search is repeatable (with a ``time_limit``, only as far as
+    the clock lets it run).
 Speed
     A decision node keeps ``N``, ``W`` and its legal actions in Python lists and the tree policy is a
     plain loop over them: for the few dozen actions of a node that is faster than numpy's per-call
@@ -63,6 +68,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -82,17 +88,22 @@ class MCTSConfig:
         simulations: simulations (search games) per ``search`` call.
         tree_policy: ``"uct"`` or ``"puct"``.
         c_uct: UCT exploration constant (sqrt(2) is the textbook value for results in [0, 1]).
-        c_base, c_init: PUCT's growing exploration rate ``C(s)``.
+        c_base, c_init: PUCT's growing exploration rate ``C(s)`` (``c_base = math.inf``: constant ``c_init``).
         unvisited_value: PUCT's ``Q`` of an untried action.
+        fpu_reduction: None, or PUCT's ``Q`` of an untried action is the evaluator's value of its node,
+            for the chooser, less this (first-play urgency; ``unvisited_value`` is then unused).
         dirichlet_alpha: root noise concentration for PUCT (0 turns the noise off).
         dirichlet_fraction: weight of the noise in the root priors.
-        chance_outcomes: outcomes kept per chance node.
+        chance_outcomes: outcomes kept per chance node; 0: a chance node is a leaf that the evaluator
+            values (it must accept chance states).
         root_policy: ``"puct"`` (the root picks by the tree policy) or ``"gumbel"`` (Gumbel AlphaZero;
             needs tree policy ``"puct"`` and no Dirichlet noise).
         max_considered_actions: Gumbel: the most root actions sequential halving considers.
         gumbel_scale: Gumbel: the noise's scale (0: no noise, the search plays its best action).
         c_visit, c_scale: Gumbel: ``sigma = (c_visit + max N) c_scale q`` (mctx's ``maxvisit_init`` and
             ``value_scale``).
+        time_limit: None, or seconds after which ``search`` stops early (checked every 16 simulations;
+            PUCT or UCT root only: sequential halving plans the whole budget).
     """
 
     simulations: int = 500
@@ -101,6 +112,7 @@ class MCTSConfig:
     c_base: float = 19652.0
     c_init: float = 1.25
     unvisited_value: float = 0.0
+    fpu_reduction: float | None = None
     dirichlet_alpha: float = 0.0
     dirichlet_fraction: float = 0.25
     chance_outcomes: int = 8
@@ -109,6 +121,7 @@ class MCTSConfig:
     gumbel_scale: float = 1.0
     c_visit: float = 50.0
     c_scale: float = 0.1
+    time_limit: float | None = None
 
     def __post_init__(self):
         if self.tree_policy not in ("uct", "puct"):
@@ -117,15 +130,18 @@ class MCTSConfig:
             raise ValueError(f"root_policy is 'puct' or 'gumbel', got {self.root_policy!r}")
         if self.root_policy == "gumbel" and (self.tree_policy != "puct" or self.dirichlet_alpha > 0):
             raise ValueError("the Gumbel root policy needs tree_policy 'puct' and no Dirichlet noise (dirichlet_alpha 0)")
-        if self.simulations < 1 or self.chance_outcomes < 1 or self.max_considered_actions < 1:
-            raise ValueError("simulations, chance_outcomes and max_considered_actions must be at least 1")
+        if self.simulations < 1 or self.max_considered_actions < 1 or self.chance_outcomes < 0:
+            raise ValueError("simulations and max_considered_actions must be at least 1, chance_outcomes at least 0")
+        if self.time_limit is not None and (self.time_limit <= 0 or self.root_policy == "gumbel"):
+            raise ValueError("time_limit must be positive, and the Gumbel root policy takes none (it plans its budget)")
         if self.gumbel_scale < 0:
             raise ValueError("gumbel_scale must be 0 or more")
 
 
 def puct_exploration_rate(visits: int, c_init: float, c_base: float) -> float:
-    """PUCT's growing exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``."""
-    return math.log((1 + visits + c_base) / c_base) + c_init
+    """PUCT's growing exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init`` (``c_init`` when
+    ``c_base`` is infinite)."""
+    return c_init if c_base == math.inf else math.log((1 + visits + c_base) / c_base) + c_init
 
 
 def considered_visits(considered: int, simulations: int) -> tuple:
@@ -189,7 +205,8 @@ class Node:
         value: the evaluator's value of the state for the chooser (decision node).
         logits: list of k floats, ``log P`` (``logits``, kept once computed), or None.
         gumbel: list of k floats, the Gumbel noise of the actions (the root of a Gumbel search), or None.
-        returns: float64 ``(num_players,)`` (terminal node).
+        returns: float64 ``(num_players,)``: ``game.returns`` (terminal node), or the evaluator's values (a
+            chance node that is a leaf, ``chance_outcomes = 0``).
     """
 
     __slots__ = ("state", "kind", "player", "actions", "prior", "weights", "clean_prior", "counts", "totals", "children",
@@ -242,7 +259,11 @@ class MCTS:
         if game.is_chance(state):
             node = Node(state, CHANCE)
             node.visits, node.children = 0, {}  # state_key -> node of each held outcome
-            return node, None
+            if self.config.chance_outcomes:
+                return node, None
+            _, values = yield state  # a leaf: valued before the draw
+            node.returns = np.asarray(values, dtype=np.float64)
+            return node, node.returns.tolist()
         node = Node(state, DECISION)
         node.player = game.to_move(state)
         node.actions = actions = np.flatnonzero(game.legal_mask(state)).tolist()
@@ -286,9 +307,10 @@ class MCTS:
         if c.root_policy == "gumbel":
             return self._select_gumbel_root(node) if node is self.root else self._select_gumbel(node)
         total = node.visits
-        rate = math.log((1 + total + c.c_base) / c.c_base) + c.c_init  # puct_exploration_rate, inlined
+        rate = c.c_init if c.c_base == math.inf else math.log((1 + total + c.c_base) / c.c_base) + c.c_init
         prior = node.weights or [1.0 / len(counts)] * len(counts)
-        root_total, unvisited = math.sqrt(total), c.unvisited_value
+        root_total = math.sqrt(total)
+        unvisited = c.unvisited_value if c.fpu_reduction is None else node.value - c.fpu_reduction
         for i, (n, w, p) in enumerate(zip(counts, totals, prior)):
             score = (w / n if n > 0 else unvisited) + rate * p * root_total / (1 + n)
             if score > best:
@@ -332,7 +354,7 @@ class MCTS:
         path = []  # (node, action index), index -1 for a chance node
         node = root
         while True:
-            if node.kind == TERMINAL:
+            if node.kind == TERMINAL or (node.kind == CHANCE and not cap):
                 values = node.returns.tolist()
                 break
             if node.kind == CHANCE:
@@ -409,8 +431,11 @@ class MCTS:
             noise = self.rng.dirichlet(np.full(k, c.dirichlet_alpha))
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
             root.weights = root.prior.tolist()
-        for _ in range(c.simulations):
+        deadline = None if c.time_limit is None else time.perf_counter() + c.time_limit
+        for done in range(1, c.simulations + 1):
             yield from self._simulate_steps(root)
+            if deadline is not None and done % 16 == 0 and time.perf_counter() > deadline:
+                break
         size = self.game.action_space_size
         visits, q = np.zeros(size, dtype=np.int64), np.zeros(size)
         visits[root.actions] = root.n

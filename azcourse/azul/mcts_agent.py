@@ -1,0 +1,120 @@
+"""Azul on the generic MCTS (``azcourse.core.mcts``): the leaf evaluator and the search agent.
+
+The search is the one every game uses; what is Azul's own is said here, as settings and an evaluator:
+
+* **Chance at the refill, as a leaf** (``chance_outcomes = 0``): within a round Azul is a deterministic
+  game of perfect information, and the board at the refill already fixes the round's wall-tiling. So a
+  search stops there and the evaluator values that board; it never guesses the next deal (``chance_outcomes
+  = k``: up to k sampled refills per chance node, searched below).
+* **Who moves** is the game's ``to_move`` (the holder of the first-player marker starts a round, so a seat
+  may move twice in a row); the generic search backs up each seat's own result.
+* **PUCT as the shipped models were tuned**: a constant exploration rate ``c_puct`` (``c_base`` infinite),
+  and first-play urgency: an untried take starts at its node's value less ``fpu_reduction``.
+* **Leaves mix the network with the hand-written heuristic** (``AzulEvaluator``):
+  ``value = value_mix * v_net + (1 - value_mix) * tanh(projected score difference / 12)`` and
+  ``prior = (1 - prior_mix) * p_net + prior_mix * softmax(projected score after the take / temperature)``,
+  every entry then raised by ``PRIOR_FLOOR`` so that no legal take has a zero prior. Without a network the
+  heuristic gives both.
+
+``SearchAgent(evaluator, ...)`` is an agent ``agent(board, rng) -> action`` of ``azcourse.azul.agents``'s
+kind: a new tree each move, ``simulations`` of them or fewer when ``time_limit`` seconds run out (checked
+every 16), the most visited take.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import Azul_Simulator as az
+
+from ..core.mcts import MCTS, MCTSConfig, SearchResult
+from . import heuristics
+from .game import Azul
+
+PRIOR_FLOOR = 1e-8  # added to every prior entry: a legal take the network rules out is still tried
+
+
+class AzulEvaluator:
+    """``evaluator(game, board, rng) -> (prior float64 (181,) or None, values float64 (2,))`` for
+    ``azcourse.core.mcts``: the mixes of the module docstring, values by seat (the player to move gets
+    ``value``, the other ``-value``). A chance board (the refill) gets values only.
+
+    Args:
+        net: ``net(board) -> (prior (181,), value)`` (``NumpyAzulNet``), or None: the heuristic alone.
+        prior_mix, value_mix: weights of the heuristic's prior and of the network's value, in [0, 1].
+        temperature: of the heuristic prior's softmax over projected scores.
+    """
+
+    def __init__(self, net=None, prior_mix: float = 0.0, value_mix: float = 0.5, temperature: float = 2.0):
+        if not (0.0 <= prior_mix <= 1.0 and 0.0 <= value_mix <= 1.0):
+            raise ValueError(f"prior_mix and value_mix lie in [0, 1], got {prior_mix} and {value_mix}")
+        self.net, self.prior_mix, self.value_mix, self.temperature = net, prior_mix, value_mix, temperature
+
+    def heuristic_prior(self, board: np.ndarray) -> np.ndarray:
+        """float64 (181,): softmax of the mover's projected score after each take over ``temperature``."""
+        scores = heuristics.greedy_scores(board)
+        legal = np.isfinite(scores)
+        p = np.exp(np.where(legal, (scores - scores[legal].max()) / self.temperature, -np.inf))
+        return p / p.sum()
+
+    def __call__(self, game, board: np.ndarray, rng=None):
+        chance = bool(az.get_valid_mask(board)[az.NOOP])
+        net_value = None
+        prior = None
+        if self.net is not None and (self.value_mix > 0.0 or (not chance and self.prior_mix < 1.0)):
+            net_prior, net_value = self.net(board)
+            if not chance and self.prior_mix < 1.0:
+                prior = net_prior
+        if self.net is None or self.value_mix <= 0.0:
+            value = float(heuristics.evaluate(board))
+        elif self.value_mix >= 1.0:
+            value = net_value
+        else:
+            value = self.value_mix * net_value + (1.0 - self.value_mix) * float(heuristics.evaluate(board))
+        values = np.empty(2)
+        seat = int(board[az.SEAT])
+        values[seat], values[1 - seat] = value, -value
+        if chance:
+            return None, values
+        if prior is None:
+            prior = self.heuristic_prior(board)
+        elif self.prior_mix > 0.0:
+            prior = (1 - self.prior_mix) * prior + self.prior_mix * self.heuristic_prior(board)
+        return np.asarray(prior, dtype=np.float64) + PRIOR_FLOOR, values
+
+
+def search_config(simulations: int, time_limit: float | None = None, c_puct: float = 1.5,
+                  fpu_reduction: float = 0.1, chance_outcomes: int = 0, dirichlet_alpha: float = 0.0,
+                  dirichlet_fraction: float = 0.25) -> MCTSConfig:
+    """The generic search's settings for Azul (see the module docstring)."""
+    return MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_puct, c_base=math.inf,
+                      fpu_reduction=fpu_reduction, chance_outcomes=chance_outcomes, time_limit=time_limit,
+                      dirichlet_alpha=dirichlet_alpha, dirichlet_fraction=dirichlet_fraction)
+
+
+class SearchAgent:
+    """``agent(board, rng) -> action``: the generic MCTS with ``evaluator`` from a new tree each move,
+    the most visited take (lowest index on ties); the refill (``NOOP``) or a lone legal take at once.
+
+    Args:
+        evaluator: ``AzulEvaluator`` (or any evaluator of ``azcourse.core.evaluators``'s kind).
+        config: ``MCTSConfig``, as ``search_config`` makes it.
+        name: label in match summaries.
+    """
+
+    def __init__(self, evaluator, config: MCTSConfig, name: str = "search"):
+        self.evaluator, self.config, self.name = evaluator, config, name
+        self.game = Azul()
+
+    def search(self, board: np.ndarray, rng=None) -> SearchResult:
+        """One search from ``board`` (a decision board) with ``rng`` for its draws (a new generator when None)."""
+        return MCTS(self.game, self.evaluator, self.config, rng).search(board)
+
+    def __call__(self, board: np.ndarray, rng=None) -> int:
+        legal = np.flatnonzero(az.get_valid_mask(board))
+        if legal.size == 0:
+            raise ValueError("The game is over: an agent has no move to choose.")
+        if legal.size == 1:  # the refill, or a forced take
+            return int(legal[0])
+        return self.search(board, rng).action
