@@ -76,6 +76,12 @@ class ListOf(Schema):
             return f"{path}: expected {want} entries, got {len(got)}"
         if len(got) > self.max_length:
             return f"{path}: more than {self.max_length} entries"
+        if isinstance(self.item, _Scalar):  # no reference to follow: one test per entry, a path only for a misfit
+            accepts = self.item._accepts
+            for i, value in enumerate(got):
+                if not accepts(value):
+                    return self.item.problem(value, None, f"{path}[{i}]")
+            return None
         aligned = isinstance(ref, list) and len(ref) == len(got)
         for i, value in enumerate(got):
             found = self.item.problem(value, ref[i] if aligned else None, f"{path}[{i}]")

@@ -255,17 +255,32 @@ def test_missing_dependencies_reads_markers_for_the_target_python():
         "e==3 needs \"f; extra == 'fast'\", which is not pinned"]
 
 
+RESOLVED_FILES = [REPO_ROOT / "requirements.txt", REPO_ROOT / "requirements-student.txt"]
+
+
+@pytest.fixture(scope="module")
+def resolutions(tmp_path_factory) -> dict:
+    """{version: [resolve's answer for each of RESOLVED_FILES]}: every file for every supported version,
+    all at once (pip waits on the network for more than half of each resolution), or None without PyPI."""
+    if not pypi_reachable():
+        return None
+    folder = tmp_path_factory.mktemp("reports")
+    jobs = [(path, version, folder / f"{version}-{i}.json") for version in SUPPORTED
+            for i, path in enumerate(RESOLVED_FILES)]
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        answers = list(pool.map(lambda job: resolve(*job), jobs))
+    return {version: answers[i * len(RESOLVED_FILES):(i + 1) * len(RESOLVED_FILES)] for i, version in enumerate(SUPPORTED)}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("version", SUPPORTED)
-def test_every_requirements_file_resolves_to_wheels(version, bundle_requirements, tmp_path):
+def test_every_requirements_file_resolves_to_wheels(version, bundle_requirements, resolutions):
     """pip resolves requirements.txt and requirements-student.txt for `version`; each bundle's pins, a
     part of the student pins, are then checked against the wheels' metadata pip reported (every
     dependency pinned, at an admitted version) rather than by six more resolutions."""
-    if not pypi_reachable():
+    if resolutions is None:
         pytest.skip("PyPI is not reachable from this machine")
-    files = [REPO_ROOT / "requirements.txt", REPO_ROOT / "requirements-student.txt"]
-    with ThreadPoolExecutor(2) as pool:  # pip waits on the network part of the time
-        results = list(pool.map(resolve, files, [version] * 2, [tmp_path / f"report-{i}.json" for i in range(2)]))
+    files, results = RESOLVED_FILES, resolutions[version]
     for path, (failure, resolved) in zip(files, results):
         assert failure == "", f"{path.name} on Python {version}: {failure}"
         as_pins = {name: item["version"] for name, item in resolved.items()}
