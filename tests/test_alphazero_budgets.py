@@ -223,6 +223,44 @@ def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent
     assert all(float(row["policy_loss"]) > 0 and row["accepted"] in ("0", "1") for row in rows)
 
 
+def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monkeypatch):
+    """A seconds-long Azul run of the one trainer (the game through the registry, chance at the refill): with
+    chance_outcomes = 0 every search stops at the refill, which the network values, and never draws a deal;
+    its checkpoint plays Azul with the same setting."""
+    from azcourse.core import mcts as mcts_module
+
+    drawn = []
+    resolve = mcts_module.MCTS._simulate_steps
+
+    def watching(self, root):  # every chance node a search meets must be a leaf: no outcome held below it
+        result = yield from resolve(self, root)
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.kind == mcts_module.CHANCE:
+                drawn.append(len(node.children))
+            elif node.kind == mcts_module.DECISION:
+                stack += [child for child in node.children if child is not None]
+        return result
+
+    monkeypatch.setattr(mcts_module.MCTS, "_simulate_steps", watching)
+    config = AlphaZeroConfig(game="azul", iterations=1, games_per_iteration=1, simulations=4, root_policy="gumbel",
+                             max_considered_actions=4, chance_outcomes=0, train_steps=2, batch_size=8, hidden=(16,),
+                             replay_positions=500, symmetries=False)
+    run_dir = tmp_path / "run"
+    train_module.train(config, run_dir, show_progress=False)
+    rows = list(csv.DictReader((run_dir / "log.csv").open()))
+    assert len(rows) == 1 and float(rows[0]["mean_moves"]) > 40 and float(rows[0]["policy_loss"]) > 0
+    assert drawn and set(drawn) == {0}  # chance nodes were met, and each stayed a leaf
+    card = json.loads((run_dir / "best" / "card.json").read_text())
+    assert card["game"] == "azul" and card["play"]["chance_outcomes"] == 0
+    agent = load_agent(run_dir, rng=0)
+    assert agent.mcts.config.chance_outcomes == 0
+    game = agent.game
+    state = game.initial_state(np.random.default_rng(1))
+    assert game.legal_mask(state)[agent.choose(state)]
+
+
 # -- refusals ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("values, message", [
     ({"root_policy": "sampled"}, "root_policy must be one of puct, gumbel"),

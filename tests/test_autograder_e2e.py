@@ -215,28 +215,29 @@ def test_writing_a_secret_line_yourself_never_withholds_feedback(graded):
 def test_a_leak_withholds_that_students_feedback_only(graded):
     """A grader bug that puts a hidden-test line into one student's autograded notebook: only their
     feedback is withheld (and said so in their row); every other student's is delivered."""
-    course = graded["course"]
+    course, assignment = graded["course"], "ttt2_selfplay"  # the fewest submissions: the least feedback to redo
     hidden, _ = leaks.secret_lines(Path(course.source))
     line = sorted(hidden)[0]
-    path = Path(course.autograded) / "full" / "ttt1_mcts" / "ttt1_mcts.ipynb"
+    path = Path(course.autograded) / "full" / assignment / f"{assignment}.ipynb"
+    score = graded["rows"][("full", assignment)]["code_score"]
     nb = nbformat.read(path, as_version=4)
     cell = next(c for c in nb.cells if c.cell_type == "code")
     cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=line + "\n"))
     nbformat.write(nb, path)
     # the leaking student's assignment only (the other five keep the fixture's feedback): a whole-course
     # run regenerated 65 students' feedback to check the 1 of 14 here (4 min of the suite)
-    code, out, err = cli(course, "feedback", "ttt1_mcts")
-    graded_here = len(list(Path(course.autograded).glob("*/ttt1_mcts/*.ipynb")))
+    code, out, err = cli(course, "feedback", assignment)
+    graded_here = len(list(Path(course.autograded).glob(f"*/{assignment}/*.ipynb")))
     graded_notebooks = len(list(Path(course.autograded).glob("*/*/*.ipynb")))
     assert code == 0 and err == ""
     assert (f"feedback for {graded_here - 1} of {graded_here} submission(s) in {course.feedback} "
             f"(leak scan clean); 1 not delivered: their rows say why") in out
-    assert "full/ttt1_mcts: feedback withheld: it would show 1 hidden-test" in out
-    assert not (Path(course.feedback) / "full" / "ttt1_mcts" / "ttt1_mcts.html").exists()
+    assert f"full/{assignment}: feedback withheld: it would show 1 hidden-test" in out
+    assert not (Path(course.feedback) / "full" / assignment / f"{assignment}.html").exists()
     delivered = sorted(Path(course.feedback).glob("*/*/*.html"))
     assert len(delivered) == graded_notebooks - 1 and leaks.scan_feedback(course) == []
-    row = next(r for r in pipeline.grade_rows(course) if (r["student"], r["notebook"]) == ("full", "ttt1_mcts"))
-    assert "feedback withheld" in row["problems"] and row["code_score"] == 21
+    row = next(r for r in pipeline.grade_rows(course) if (r["student"], r["notebook"]) == ("full", assignment))
+    assert "feedback withheld" in row["problems"] and row["code_score"] == score > 0
 
 
 def test_the_class_report_of_the_corpus(graded, tmp_path):

@@ -53,9 +53,13 @@ def test_each_command_gets_exactly_its_environment_and_folder(course, tmp_path, 
     assert f"SEEN {tmp_path} one False" in executed.stdout and executed.returncode == 3  # what python -m nbgrader does
 
 
+# a config that writes its process's pid (whole: the file appears with its content, however busy the machine
+# is) and then blocks
+SLEEPING_CONFIG = "import os, time\nopen('pid.part', 'w').write(str(os.getpid()))\nos.replace('pid.part', 'pid')\ntime.sleep(60)\n"
+
+
 def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports_it(tmp_path):
-    (tmp_path / "nbgrader_config.py").write_text("import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
-                                                 "time.sleep(60)\n")
+    (tmp_path / "nbgrader_config.py").write_text(SLEEPING_CONFIG)
     started = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
         launcher.run(["db", "student", "list"], tmp_path, env_for(), timeout=2)
@@ -77,8 +81,7 @@ def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports
 
 
 def test_a_command_does_not_outlive_its_server_and_the_next_one_gets_a_new_server(tmp_path, course):
-    (tmp_path / "nbgrader_config.py").write_text("import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
-                                                 "time.sleep(60)\n")
+    (tmp_path / "nbgrader_config.py").write_text(SLEEPING_CONFIG)
     done = {}
     caller = threading.Thread(target=lambda: done.update(
         result=launcher.run(["db", "student", "list"], tmp_path, env_for(), check=False, capture=True)))

@@ -43,16 +43,17 @@ class AlphaZeroAgent(MCTSAgent):
             noise.
         name: label in match summaries.
         root_policy, max_considered_actions: ``"puct"`` or ``"gumbel"`` (``MCTSConfig``).
+        chance_outcomes: outcomes kept per chance node, 0: a chance state is a leaf (``MCTSConfig``).
         proofs: play what the search tree proves (``azcourse.core.proofs``) over the search's choice.
     """
 
     def __init__(self, game, forward, simulations: int = 100, rng=None, c_init: float = 1.25,
                  c_base: float = 19652.0, unvisited_value: float = 0.0, sample_moves: int = 0,
                  name: str = "alphazero", root_policy: str = "puct", max_considered_actions: int = 16,
-                 proofs: bool = True):
+                 proofs: bool = True, chance_outcomes: int = 8):
         config = MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_init, c_base=c_base,
                             unvisited_value=unvisited_value, root_policy=root_policy,
-                            max_considered_actions=max_considered_actions)
+                            max_considered_actions=max_considered_actions, chance_outcomes=chance_outcomes)
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         super().__init__(game, NetworkEvaluator(Predictor(game, forward)), config, rng, name=name)
         self.game, self.rng, self.sample_moves, self.chosen, self.proofs = game, rng, sample_moves, 0, proofs
@@ -94,7 +95,8 @@ def search_settings(play: dict) -> dict:
     written before Gumbel search names none: PUCT)."""
     return {"c_init": play["c_init"], "c_base": play["c_base"], "unvisited_value": play["unvisited_value"],
             "root_policy": play.get("root_policy", "puct"),
-            "max_considered_actions": play.get("max_considered_actions", 16)}
+            "max_considered_actions": play.get("max_considered_actions", 16),
+            "chance_outcomes": play.get("chance_outcomes", 8)}
 
 
 def shipped_checkpoint(game, source=None):

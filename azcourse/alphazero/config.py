@@ -36,6 +36,9 @@ class AlphaZeroConfig:
             reached at its end).
         c_init, c_base: PUCT's exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``.
         unvisited_value: the ``Q`` PUCT gives an untried action.
+        chance_outcomes: outcomes the search keeps per chance node; 0: a chance state is a leaf that the
+            network values (Azul's refill: the round's scoring is in the board, the next deal one of
+            thousands).
         dirichlet_alpha, dirichlet_fraction: root noise ``(1 - f) P + f Dirichlet(alpha)`` in
             self-play (alpha 0 turns it off).
         temperature_moves: self-play moves drawn from the visit counts (T = 1) at the start of a
@@ -95,6 +98,7 @@ class AlphaZeroConfig:
     c_init: float = 1.25
     c_base: float = 19652.0
     unvisited_value: float = 0.0
+    chance_outcomes: int = 8
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
     temperature_moves: int = 4
@@ -140,6 +144,7 @@ class AlphaZeroConfig:
              "temperature_moves and gate_sample_moves must be 0 or more"),
             (self.root_policy in ROOT_POLICIES, f"root_policy must be one of {', '.join(ROOT_POLICIES)}"),
             (self.max_considered_actions >= 1, "max_considered_actions must be at least 1"),
+            (self.chance_outcomes >= 0, "chance_outcomes must be 0 (a chance state is a leaf) or more"),
             (0 <= self.simulations_start <= self.simulations and self.simulations_growth_iterations >= 0,
              "simulations_start must lie between 1 and simulations (0: no growth), "
              "simulations_growth_iterations must be 0 or more"),

@@ -168,7 +168,7 @@ def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> 
                          "param_count": param_count(params)},
         "play": {"simulations": c.simulations, "c_init": c.c_init, "c_base": c.c_base,
                  "unvisited_value": c.unvisited_value, "root_policy": c.root_policy,
-                 "max_considered_actions": c.max_considered_actions},
+                 "max_considered_actions": c.max_considered_actions, "chance_outcomes": c.chance_outcomes},
         "iteration": iteration,
         "training": {"config": c.to_dict(), **figures, "log": LOG_FILE},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -243,7 +243,8 @@ def gate(run: Run) -> dict:
         return {"gate_score": "", "accepted": ""}
     agent = functools.partial(AlphaZeroAgent, run.game, simulations=c.gate_simulations, c_init=c.c_init,
                               c_base=c.c_base, unvisited_value=c.unvisited_value, sample_moves=c.gate_sample_moves,
-                              root_policy=c.root_policy, max_considered_actions=c.max_considered_actions)
+                              root_policy=c.root_policy, max_considered_actions=c.max_considered_actions,
+                              chance_outcomes=c.chance_outcomes)
     new, best = run.forward(run.params), run.forward(run.best_params)
     summary = play_match(lambda: run.game, lambda rng: agent(new, rng=rng, name="new"),
                          lambda rng: agent(best, rng=rng, name="best"),

@@ -47,7 +47,7 @@ def search_config(config: AlphaZeroConfig, simulations: int | None = None) -> MC
     gumbel = config.root_policy == "gumbel"
     return MCTSConfig(simulations=simulations or config.simulations, tree_policy="puct", c_init=config.c_init,
                       c_base=config.c_base, unvisited_value=config.unvisited_value,
-                      dirichlet_alpha=0.0 if gumbel else config.dirichlet_alpha,
+                      chance_outcomes=config.chance_outcomes, dirichlet_alpha=0.0 if gumbel else config.dirichlet_alpha,
                       dirichlet_fraction=config.dirichlet_fraction, root_policy=config.root_policy,
                       max_considered_actions=config.max_considered_actions)
 
