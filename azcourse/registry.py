@@ -35,6 +35,12 @@ FAMILIES = {
     "tak": Family("azcourse.tak.game:Tak", sized=True),
 }
 
+# family -> "module:attribute" of its teacher ``teacher(state, rng) -> action``, a fast hand-written player that
+# an AlphaZero run may imitate before its first iteration (``azcourse.alphazero.warm_start``)
+TEACHERS = {
+    "azul": "azcourse.azul.agents:greedy_agent",  # the take with the best immediate score
+}
+
 # family -> "module:attribute" of its evaluation ``evaluate(game, state, player) -> float`` in [-1, 1]
 EVALUATIONS = {
     "othello": "azcourse.othello.agents:evaluate",  # corners and mobility
@@ -71,6 +77,19 @@ def make_game(name: str):
         return constructor(int(size)) if size else constructor()
     except ValueError as problem:
         raise UnknownGame(f"{name!r}: {problem}") from None
+
+
+def make_teacher(game_name: str):
+    """The teacher of the game called ``game_name`` (``TEACHERS``): ``teacher(state, rng) -> action``.
+
+    Raises:
+        ValueError: the game's family has no teacher.
+    """
+    family = _NAME.fullmatch(make_game(game_name).name).group(1)
+    if family not in TEACHERS:
+        raise ValueError(f"no teacher for {game_name} (games with one: {', '.join(TEACHERS)}): set warm_start_games = 0")
+    module, attribute = TEACHERS[family].split(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def make_alphabeta(spec: str, game_name: str, rng=None):

@@ -1,7 +1,7 @@
 """Grading workspaces of the current sources for the tests, built and graded once per run of the suite.
 
 ``pipeline.build`` (12 nbgrader commands: 20 s on an idle 2-core machine, 2 min on a busy one) and the
-grading of the e2e corpus (73 submissions, two sandboxed kernels each: most of the suite's grading) used
+grading of the e2e corpus (70 submissions, two sandboxed kernels each: most of the suite's grading) used
 to run in each test file that needed them. Each is now made once per run of the suite, as a template in
 the folder that the run's pytest-xdist workers share (the first worker that asks makes it, the others
 wait on a lock), and each caller gets its own copy:

@@ -207,6 +207,31 @@ def test_numpy_forward_matches_flax(channels):
     assert prior.shape == (9,) and prior.sum() == pytest.approx(1.0) and -1 <= v <= 1
 
 
+def test_the_action_head_adds_each_action_s_own_features_to_its_logit():
+    """Azul's encoding ends with 6 features of each of its 180 takes: the action head (6 -> 1, shared) adds
+    a value of them to each take's logit, in numpy as in Flax; a game without such features refuses it."""
+    from azcourse.azul.game import Azul
+
+    game = Azul()
+    spec = NetSpec.for_game(game, (), (8,), action_head=True)
+    assert spec.action_features == (180, 6) and spec.as_dict()["action_features"] == [180, 6]
+    params = init_params(spec, seed=3)
+    rng = np.random.default_rng(0)
+    x = np.stack([game.encode(game.initial_state(rng)) for _ in range(4)])
+    logits, value = jax.jit(make_module(spec).apply)({"params": params}, x)
+    numpy_logits, numpy_value = NumpyNet(spec, params).forward(x)
+    np.testing.assert_allclose(numpy_logits, logits, atol=1e-5)
+    np.testing.assert_allclose(numpy_value, value, atol=1e-5)
+    plain = dict(params)
+    kernel, bias = np.asarray(plain.pop("action_head")["kernel"]), np.asarray(params["action_head"]["bias"])
+    without = NumpyNet(NetSpec.for_game(game, (), (8,)), plain).forward(x)[0]
+    per_take = x[:, -180 * 6:].reshape(4, 180, 6)
+    np.testing.assert_allclose(numpy_logits[:, :180] - without[:, :180], (per_take @ kernel)[..., 0] + bias, atol=1e-5)
+    np.testing.assert_array_equal(numpy_logits[:, 180], without[:, 180])  # NOOP has no features
+    with pytest.raises(ValueError, match="action_head = false"):
+        NetSpec.for_game(TicTacToe(), (), (8,), action_head=True)
+
+
 def test_convolutions_need_a_spatial_encoding():
     with pytest.raises(ValueError, match="channels = \\[\\]"):
         NetSpec.for_game(Hex(3), channels=(8,))

@@ -224,9 +224,9 @@ def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent
 
 
 def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monkeypatch):
-    """A seconds-long Azul run of the one trainer (the game through the registry, chance at the refill): with
-    chance_outcomes = 0 every search stops at the refill, which the network values, and never draws a deal;
-    its checkpoint plays Azul with the same setting."""
+    """A seconds-long Azul run of the one trainer (the game through the registry, chance at the refill, the
+    engine's per-take features read by the action head): with chance_outcomes = 0 every search stops at the
+    refill, which the network values, and never draws a deal; its checkpoint plays Azul with the same setting."""
     from azcourse.core import mcts as mcts_module
 
     drawn = []
@@ -245,7 +245,7 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
 
     monkeypatch.setattr(mcts_module.MCTS, "_simulate_steps", watching)
     config = AlphaZeroConfig(game="azul", iterations=1, games_per_iteration=1, simulations=4, root_policy="gumbel",
-                             max_considered_actions=4, chance_outcomes=0, train_steps=2, batch_size=8, hidden=(16,),
+                             max_considered_actions=4, chance_outcomes=0, train_steps=2, batch_size=8, hidden=(16,), action_head=True,
                              replay_positions=500, symmetries=False)
     run_dir = tmp_path / "run"
     train_module.train(config, run_dir, show_progress=False)
@@ -254,11 +254,55 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
     assert drawn and set(drawn) == {0}  # chance nodes were met, and each stayed a leaf
     card = json.loads((run_dir / "best" / "card.json").read_text())
     assert card["game"] == "azul" and card["play"]["chance_outcomes"] == 0
+    assert card["architecture"]["action_features"] == [180, 6]
     agent = load_agent(run_dir, rng=0)
     assert agent.mcts.config.chance_outcomes == 0
     game = agent.game
     state = game.initial_state(np.random.default_rng(1))
     assert game.legal_mask(state)[agent.choose(state)]
+
+
+def test_a_warm_start_imitates_the_teacher_before_the_first_iteration(tmp_path):
+    """Azul's teacher is the greedy player: each position of its games has the greedy choice as a one-hot
+    target; the warm start's steps move the network's policy onto greedy's choices (its best takes, ties
+    included) on other positions, the first self-play starts from that network, and the card records it."""
+    from azcourse.alphazero.checkpoints import load_checkpoint
+    from azcourse.alphazero.warm_start import teacher_game
+    from azcourse.azul.agents import greedy_agent, greedy_candidates
+    from azcourse.azul.game import Azul
+
+    game = Azul()
+    played = teacher_game(game, greedy_agent, 0.0, np.random.default_rng(0))
+    assert played.moves > 40 and np.all(played.pi.sum(axis=1) == 1) and set(np.unique(played.z)) <= {-1.0, 0.0, 1.0}
+    config = AlphaZeroConfig(game="azul", iterations=1, games_per_iteration=1, simulations=4, root_policy="gumbel",
+                             max_considered_actions=4, chance_outcomes=0, train_steps=1, batch_size=256, hidden=(32,),
+                             action_head=True, replay_positions=5000, symmetries=False, warm_start_games=30,
+                             warm_start_steps=150)
+    run_dir = tmp_path / "run"
+    train_module.train(config, run_dir, show_progress=False)
+    warm = json.loads((run_dir / "best" / "card.json").read_text())["training"]["warm_start"]
+    assert warm["games"] == 30 and warm["positions"] > 1000 and warm["steps"] == 150
+    rng, boards = np.random.default_rng(11), []
+    while len(boards) < 200:  # positions of other games, greedy's moves with a third played at random
+        board = game.initial_state(rng)
+        while not game.is_terminal(board):
+            if game.is_chance(board):
+                board = game.resolve_chance(board, rng)
+                continue
+            boards.append(board)
+            legal = np.flatnonzero(game.legal_mask(board))
+            board = game.next_state(board, greedy_agent(board, rng) if rng.random() < 0.7 else int(rng.choice(legal)))
+    x, legal = np.stack([game.encode(b) for b in boards]), np.stack([game.legal_mask(b) for b in boards])
+    best = [greedy_candidates(b) for b in boards]
+
+    def on_greedy(net):
+        """The mean probability, over the legal takes, that the network gives greedy's best takes."""
+        logits, _ = net.forward(x)
+        p = np.exp(log_softmax(np.where(legal, logits, -np.inf), axis=1))
+        return float(np.mean([p[i, takes].sum() for i, takes in enumerate(best)]))
+
+    warmed = load_checkpoint(run_dir / "checkpoints" / "iter_0000")
+    assert on_greedy(warmed.net) > on_greedy(NumpyNet(warmed.spec, init_params(warmed.spec, config.seed))) + 0.1
 
 
 # -- refusals ---------------------------------------------------------------------------------------------------------
@@ -278,7 +322,18 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
     ({"cheap_fraction": 0.5, "cheap_simulations": 4, "search_path": "compiled"}, "needs search_path 'generic'"),
     ({"value_discount": 0.0}, r"value_discount must lie in \(0, 1\]"),
     ({"value_discount": 1.5}, r"value_discount must lie in \(0, 1\]"),
+    ({"warm_start_epsilon": 1.5}, r"warm_start_epsilon must lie in \[0, 1\]"),
+    ({"warm_start_games": -1}, "warm_start_games and warm_start_steps must be 0 or more"),
+    ({"chance_outcomes": -1}, "chance_outcomes must be 0"),
 ])
 def test_out_of_range_search_options_are_refused(values, message):
     with pytest.raises(ConfigError, match=message):
         AlphaZeroConfig(simulations=50, **values)
+
+
+def test_a_warm_start_or_action_head_the_game_cannot_give_is_refused_before_the_run_folder(tmp_path):
+    for values, message in (({"warm_start_games": 10}, "no teacher for tictactoe"),
+                            ({"action_head": True}, "gives no per-action features")):
+        with pytest.raises(ConfigError, match=message):
+            train_module.train(AlphaZeroConfig(**values), tmp_path / "run", show_progress=False)
+        assert not (tmp_path / "run").exists()

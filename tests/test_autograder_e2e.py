@@ -91,7 +91,7 @@ def test_failed_cells_say_why(graded):
 
 def test_hex_verdicts_name_the_slip(graded):
     cells = {student: graded["rows"][(student, "hex4_onpolicy")]["cells"]
-             for student in ("partial_winner", "forged_games", "blank")}
+             for student in ("partial_winner", "forged_games", "as_distributed")}
     assert cells["partial_winner"]["test_winner"]["reason"].startswith("winner gives a wrong result")
     # rollout and topp are probed with a correct winner: the slip costs test_winner's points only
     assert cells["partial_winner"]["test_rollout"]["reason"] == cells["partial_winner"]["test_topp"]["reason"] == ""
@@ -102,9 +102,9 @@ def test_hex_verdicts_name_the_slip(graded):
     assert "the games were played as the protocol says, but the table differs" in \
         report["cells"]["test_topp"]["reason"]
     assert "Visible test" not in report["cells"]["test_topp"]["reason"]
-    assert cells["blank"]["test_winner"]["reason"].startswith("NotImplementedError")
+    assert cells["as_distributed"]["test_winner"]["reason"].startswith("NotImplementedError")
     # rollout's visible test waits for winner ("fix winner first"): the judge names the blank answer itself
-    assert cells["blank"]["test_rollout"]["reason"].startswith("NotImplementedError: rollout is not written yet")
+    assert cells["as_distributed"]["test_rollout"]["reason"].startswith("NotImplementedError: rollout is not written yet")
 
 
 def test_a_compile_bomb_costs_its_own_points_within_two_minutes(graded):

@@ -93,6 +93,7 @@ def load_checkpoint(name_or_path) -> Checkpoint:
         raise FileNotFoundError(f"{directory / PARAMS_FILE} is missing")
     card = json.loads((directory / CARD_FILE).read_text())
     arch = card["architecture"]
-    spec = NetSpec(arch["encoding_shape"], arch["actions"], arch["channels"], arch["hidden"])
+    spec = NetSpec(arch["encoding_shape"], arch["actions"], arch["channels"], arch["hidden"],
+                   arch.get("action_features", ()))
     params = flax_msgpack.read_params(directory / PARAMS_FILE)
     return Checkpoint(directory, card, make_game(card["game"]), spec, params, NumpyNet(spec, params))

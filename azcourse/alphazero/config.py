@@ -61,6 +61,8 @@ class AlphaZeroConfig:
         channels: 3x3 convolution layers (output channels; ``[]`` for none), for games whose
             encoding is ``(C, H, W)``.
         hidden: dense layers after the convolutions (widths).
+        action_head: add the ``action_head`` layer that reads each action's own features (a game with
+            ``action_features``, e.g. Azul; ``network``).
         optimizer, learning_rate: ``"adam"`` or ``"sgd"`` (momentum 0.9).
         weight_decay: L2 penalty ``c * sum(kernel ** 2)`` added to the loss.
         value_weight: weight of the value MSE in the loss (the policy cross-entropy has weight 1).
@@ -69,6 +71,10 @@ class AlphaZeroConfig:
             that a longer game is worth more and a winner that a shorter one is, so a side that sees
             itself lost still resists (``selfplay.positions``).
         batch_size, train_steps: minibatches of ``batch_size`` positions per iteration.
+        warm_start_games, warm_start_steps, warm_start_epsilon: a warm start by imitation before the first
+            iteration (``warm_start``): games of the game's teacher (``azcourse.registry.TEACHERS``), a
+            random move instead of the teacher's with probability ``warm_start_epsilon``, then
+            ``warm_start_steps`` minibatches on them (0 games: none).
         inference: how self-play evaluates the network: ``"numpy"`` or ``"jax"`` (jitted; on a GPU
             when JAX sees one).
         selfplay_batch: self-play games a worker plays in lockstep, their searches' leaves evaluated in
@@ -113,6 +119,7 @@ class AlphaZeroConfig:
     replay_positions: int = 50_000
     channels: tuple = ()
     hidden: tuple = (64, 64)
+    action_head: bool = False
     optimizer: str = "adam"
     learning_rate: float = 0.003
     weight_decay: float = 1e-4
@@ -120,6 +127,9 @@ class AlphaZeroConfig:
     value_discount: float = 1.0
     batch_size: int = 128
     train_steps: int = 100
+    warm_start_games: int = 0
+    warm_start_steps: int = 0
+    warm_start_epsilon: float = 0.1
     inference: str = "numpy"
     selfplay_batch: int = 1
     search_path: str = "generic"
@@ -162,6 +172,9 @@ class AlphaZeroConfig:
             (self.weight_decay >= 0 and self.value_weight >= 0, "weight_decay and value_weight must be 0 or more"),
             (0 < self.value_discount <= 1, "value_discount must lie in (0, 1] (1: the final result undiscounted)"),
             (self.batch_size >= 1 and self.train_steps >= 0, "batch_size must be at least 1 and train_steps 0 or more"),
+            (self.warm_start_games >= 0 and self.warm_start_steps >= 0,
+             "warm_start_games and warm_start_steps must be 0 or more"),
+            (0 <= self.warm_start_epsilon <= 1, "warm_start_epsilon must lie in [0, 1]"),
             (self.inference in INFERENCE, f"inference must be one of {', '.join(INFERENCE)}"),
             (self.selfplay_batch >= 1, "selfplay_batch must be at least 1"),
             (self.search_path in SEARCH_PATHS, f"search_path must be one of {', '.join(SEARCH_PATHS)}"),

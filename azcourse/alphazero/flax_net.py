@@ -29,6 +29,9 @@ def make_module(spec: NetSpec):
             for i, width in enumerate(spec.hidden):
                 h = nn.relu(nn.Dense(width, name=f"hidden_{i}")(h))
             logits = nn.Dense(spec.actions, name="policy_head")(h)
+            if spec.action_features:
+                count = spec.action_features[0]
+                logits = logits.at[:, :count].add(nn.Dense(1, name="action_head")(spec.per_action(x))[..., 0])
             value = jnp.tanh(nn.Dense(1, name="value_head")(h))[:, 0]
             return logits, value
 

@@ -7,7 +7,10 @@ dense layers ``hidden_0``, ``hidden_1``, ... (ReLU).
 Heads: ``policy_head``, a dense layer of ``A`` logits (a softmax over the whole action space: the
 search keeps the legal entries and renormalises them, and the training targets are 0 on illegal
 actions); ``value_head``, one unit through ``tanh``: the result the player to move expects, in
-[-1, 1].
+[-1, 1]. With ``action_features = (K, F)`` (a game whose flat encoding ends with F features for each
+of its first K actions, ``game.action_features``, e.g. what an Azul take would score) one more layer,
+``action_head`` (F -> 1, shared by the K actions), adds to each of those actions' logits a value of its
+own features: "play the move whose consequences look best" is then one layer away.
 Parameters: the ``'params'`` collection, float32 ``kernel`` (dense ``(in, out)``, convolution
 ``(3, 3, in, out)``) and ``bias`` ``(out,)`` per layer.
 
@@ -36,27 +39,47 @@ class NetSpec:
         actions: the game's ``action_space_size`` A.
         channels: output channels of the 3x3 convolutions (may be empty).
         hidden: widths of the dense layers.
+        action_features: ``()``, or ``(K, F)``: the encoding (flat) ends with F features of each of the
+            first K actions, read by the ``action_head``.
     """
 
     encoding_shape: tuple
     actions: int
     channels: tuple = ()
     hidden: tuple = (64, 64)
+    action_features: tuple = ()
 
     def __post_init__(self):
-        for name in ("encoding_shape", "channels", "hidden"):
+        for name in ("encoding_shape", "channels", "hidden", "action_features"):
             object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
         if self.channels and len(self.encoding_shape) != 3:
             raise ValueError(f"convolutions need an encoding (C, H, W); this game's is {self.encoding_shape}: "
                              "set channels = [] for a dense network")
+        if self.action_features:
+            count, width = self.action_features
+            if len(self.encoding_shape) != 1 or self.channels or not (0 < count <= self.actions) or \
+                    not 0 < count * width <= self.encoding_shape[0]:
+                raise ValueError(f"action_features (K, F) = {self.action_features} needs a flat encoding ending with "
+                                 f"K * F values for K <= {self.actions} actions, and no convolutions")
 
     @classmethod
-    def for_game(cls, game, channels=(), hidden=(64, 64)) -> "NetSpec":
-        return cls(tuple(game.encoding_shape), int(game.action_space_size), tuple(channels), tuple(hidden))
+    def for_game(cls, game, channels=(), hidden=(64, 64), action_head: bool = False) -> "NetSpec":
+        """The shape for ``game``; ``action_head``: with the game's ``action_features`` (ValueError without)."""
+        features = getattr(game, "action_features", None) if action_head else ()
+        if features is None:
+            raise ValueError(f"{game.name} gives no per-action features (game.action_features): "
+                             "set action_head = false")
+        return cls(tuple(game.encoding_shape), int(game.action_space_size), tuple(channels), tuple(hidden), features)
 
     def as_dict(self) -> dict:
         return {"encoding_shape": list(self.encoding_shape), "actions": self.actions,
-                "channels": list(self.channels), "hidden": list(self.hidden)}
+                "channels": list(self.channels), "hidden": list(self.hidden),
+                "action_features": list(self.action_features)}
+
+    def per_action(self, x):
+        """The per-action block of flat encodings ``x`` ``(B, D)``: ``(B, K, F)`` (numpy or JAX)."""
+        count, width = self.action_features
+        return x[:, x.shape[1] - count * width:].reshape(x.shape[0], count, width)
 
 
 def param_count(params: Mapping) -> int:
@@ -80,6 +103,7 @@ class NumpyNet:
         self.convs = [(k.reshape(-1, k.shape[-1]), b) for k, b in (layer(f"conv_{i}") for i in range(len(spec.channels)))]
         self.dense = [layer(f"hidden_{i}") for i in range(len(spec.hidden))]
         self.policy_head, self.value_head = layer("policy_head"), layer("value_head")
+        self.action_head = layer("action_head") if spec.action_features else None
 
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``x`` float32 ``(B, *encoding_shape)`` -> ``(logits float32 (B, A), value float32 (B,))``."""
@@ -99,6 +123,9 @@ class NumpyNet:
         for kernel, bias in self.dense:
             h = np.maximum(h @ kernel + bias, 0.0)
         logits = h @ self.policy_head[0] + self.policy_head[1]
+        if self.action_head is not None:
+            count = self.spec.action_features[0]
+            logits[:, :count] += (self.spec.per_action(x) @ self.action_head[0])[..., 0] + self.action_head[1]
         value = np.tanh(h @ self.value_head[0] + self.value_head[1])[:, 0]
         return logits, value
 

@@ -14,6 +14,8 @@ Each iteration:
    ``selfplay_batch`` games in lockstep each, one seed per game drawn from the run's generator.
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
+Before the first iteration a run may warm-start by imitating the game's teacher (``warm_start``).
+
 3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
    loss = value MSE + policy cross-entropy (over the positions with a policy target) + L2 (``learn``);
    the mean of each term is logged.
@@ -45,7 +47,7 @@ from azcourse.core.arena import play_match
 from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS
 from azcourse.progress import progress
-from azcourse.registry import make_game
+from azcourse.registry import make_game, make_teacher
 from azcourse.run_config import check_resumable
 
 from . import learn
@@ -56,6 +58,7 @@ from .flax_net import init_params
 from .network import NetSpec, param_count
 from .replay import ReplayWindow
 from .selfplay import play_game, positions
+from .warm_start import warm_start
 from .workers import cheap_config, make_pool, predictor_for, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
@@ -96,7 +99,15 @@ class Run:
             from .compiled_search import rules_for
 
             rules_for(self.game)  # a ConfigError for a game it does not know, before the run folder is touched
-        self.spec = NetSpec.for_game(self.game, config.channels, config.hidden)
+        if config.warm_start_games:
+            try:
+                make_teacher(config.game)
+            except ValueError as problem:
+                raise ConfigError(str(problem)) from None
+        try:
+            self.spec = NetSpec.for_game(self.game, config.channels, config.hidden, config.action_head)
+        except ValueError as problem:
+            raise ConfigError(str(problem)) from None
         self.optimizer, self.steps = learn.training_for(self.spec, config.optimizer, config.learning_rate,
                                                         config.value_weight, config.weight_decay)
         self.params = self.best_params = init_params(self.spec, config.seed)
@@ -218,13 +229,15 @@ def self_play(run: Run, show_progress: bool, pool=None) -> dict:
                                         + (moves - full) * c.cheap_simulations) / seconds, 1)}
 
 
-def fit(run: Run) -> dict:
-    """Step 3: ``train_steps`` minibatches. Returns the mean of each loss term (blank with no steps)."""
+def fit(run: Run, steps: int | None = None) -> dict:
+    """Step 3: ``steps`` minibatches (default ``train_steps``). Returns the mean of each loss term (blank
+    with no steps)."""
     c = run.config
-    if c.train_steps == 0:
+    steps = c.train_steps if steps is None else steps
+    if steps == 0:
         return {key: "" for key in (*learn.TERMS, "total_loss", "train_s")}
     started = time.perf_counter()
-    xs, pis, zs, ws = run.replay.sample(c.train_steps, c.batch_size, run.rng)
+    xs, pis, zs, ws = run.replay.sample(steps, c.batch_size, run.rng)
     # without cheap moves every position has a policy target: today's loss, without the weights
     ws = ws if c.cheap_fraction > 0 else None
     run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs, ws)
@@ -292,7 +305,10 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
             raise ConfigError(f"{run_dir} is not empty and holds no resumable run ({RESUME_FILE}); "
                               "choose a new run folder")
         run_dir.mkdir(parents=True, exist_ok=True)
-        card = make_card(run, run.params, 0, {"games": 0, "positions": 0}, command)
+        if config.warm_start_games:
+            run.totals["warm_start"] = warm_start(run, fit, show_progress)
+            run.best_params = run.params
+        card = make_card(run, run.params, 0, {**run.totals}, command)
         save_checkpoint(run_dir / BEST_DIR, run.params, card)
         save_checkpoint(run_dir / CHECKPOINTS / "iter_0000", run.params, card)
         with log_path.open("w", newline="") as f:

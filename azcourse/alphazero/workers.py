@@ -86,7 +86,7 @@ class SelfPlayWorker:
     def __init__(self, config: dict):
         self.config = AlphaZeroConfig(**config)
         self.game = make_game(self.config.game)
-        self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden)
+        self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden, self.config.action_head)
         self.settings, self.cheap = search_config(self.config), cheap_config(self.config)
         if self.config.search_path == "compiled":
             from .compiled_search import rules_for

@@ -25,16 +25,19 @@ from ..core.protocol import IllegalAction
 
 class Azul:
     """Two-player Azul: 181 actions (``NOOP`` never legal for a player), encoding ``(1499,)``
-    float32 (``azcourse.azul.features.encode``)."""
+    float32 (``azcourse.azul.features.encode``) that ends with 6 features of each of the 180 takes
+    (``action_features``: what the take scores, sends to the floor, completes; a network's
+    ``action_head`` reads them)."""
 
     name = "azul"
     num_players = 2
     action_space_size = az.ACTION_DIM
 
     def __init__(self):
-        from azcourse.azul.features import FEATURE_DIM
+        from azcourse.azul.features import ACTION_FEATURES, FEATURE_DIM
 
         self.encoding_shape = (FEATURE_DIM,)
+        self.action_features = (az.N_TAKES, ACTION_FEATURES)
         self._mask_of = (None, None)  # (board, its engine mask): boards are never mutated
 
     def _valid_mask(self, board: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, forgeries, shipped_solution, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, shipped_solution, simple
 
 TESTS = ("test_winner", "test_tree_policy", "test_rollout", "test_legal_distribution", "test_policy_loss",
          "test_train_step", "test_topp")
@@ -75,7 +75,7 @@ FORGERIES = forgeries(
 def cases() -> list[Case]:
     return [
         simple("full", "hex4_onpolicy", HEX4),
-        simple("blank", "hex4_onpolicy", set(), blank=tuple(source_solutions("hex4_onpolicy"))),
+        # the release as shipped is the blank submission (the same cells as every answer left blank)
         Case("as_distributed", "hex4_onpolicy", as_distributed("hex4_onpolicy"), set()),
         Case("shipped_solution", "hex4_onpolicy", shipped_solution("hex4_onpolicy"), set(TESTS)),
         # The rollout and TOPP probes put a correct winner in place (and test_rollout's visible test stops at

@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, forgeries, own_helper, shipped_solution, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, own_helper, shipped_solution, simple
 
 TESTS = ("test_flips", "test_legal_moves", "test_state_value", "test_value_move", "test_rollout_value",
          "test_monte_carlo_move", "test_simulate", "test_mcts_move", "test_win_rate_interval")
@@ -78,7 +78,7 @@ OWN_HELPER = own_helper("othello5_planning", OTHELLO5, "win_rate_interval",
 def cases() -> list[Case]:
     return [
         simple("full", "othello5_planning", OTHELLO5),
-        simple("blank", "othello5_planning", set(), blank=tuple(source_solutions("othello5_planning"))),
+        # the release as shipped is the blank submission (the same cells as every answer left blank)
         Case("as_distributed", "othello5_planning", as_distributed("othello5_planning"), set()),
         Case("shipped_solution", "othello5_planning", shipped_solution("othello5_planning"), set(TESTS)),
         simple("tutorial_monte_carlo", "othello5_planning", OTHELLO5 - {"test_monte_carlo_move"},

@@ -4,7 +4,7 @@
 folder); ``TESTS`` are its graded test cells; ``DEMO`` names the cases that ``python -m autograder demo``
 grades.
 """
-from ...corpus import Case, as_distributed, forgeries, shipped_solution, simple, source_solutions
+from ...corpus import Case, as_distributed, forgeries, shipped_solution, simple
 
 TESTS = ("test_stack_moves", "test_has_road", "test_exploration_rate", "test_puct_select", "test_add_dirichlet_noise",
          "test_alphazero_loss", "test_win_rate_interval")
@@ -79,7 +79,7 @@ FORGERIES = forgeries(
 def cases() -> list[Case]:
     return [
         simple("full", "tak6_alphazero", TAK6),
-        simple("blank", "tak6_alphazero", set(), blank=tuple(source_solutions("tak6_alphazero"))),
+        # the release as shipped is the blank submission (the same cells as every answer left blank)
         Case("as_distributed", "tak6_alphazero", as_distributed("tak6_alphazero"), set()),
         Case("shipped_solution", "tak6_alphazero", shipped_solution("tak6_alphazero"), set(TESTS)),
         simple("carry_limit", "tak6_alphazero", TAK6 - {"test_stack_moves"}, extra={"stack_moves": CARRY_LIMIT_IGNORED}),
