@@ -7,11 +7,12 @@ one per grading process) for the command; the server has imported all that once 
 command. Each command is still its own process, as with ``python -m nbgrader``: its own pid, working
 directory, environment, arguments, output and exit status (``-N`` when signal N killed it), in the
 caller's process group, so Ctrl-C reaches it (the server itself ignores SIGINT) and ``kill -9`` of the
-group ends it. Student code never runs in the server or its children: it runs in the sandboxed kernels
+group ends it; it takes SIGINT as the calling thread has it (ignored, blocked, or neither), not as the
+thread that happened to start the server had it. Student code never runs in the server or its children: it runs in the sandboxed kernels
 a command starts.
 
 The protocol (one JSON object a line): the client writes ``{"id", "args", "cwd", "env", "out", "err",
-"ignore_sigint"}`` to the server's stdin; the server answers ``{"id", "pid"}`` when it has forked (or
+"ignore_sigint", "block_sigint"}`` to the server's stdin; the server answers ``{"id", "pid"}`` when it has forked (or
 ``{"id", "error"}`` when it could not) and ``{"id", "status"}`` when that child has ended. The child writes
 its stdout and stderr into the files ``out`` and ``err``, which the client reads back. ``{"kill": id}``
 asks the server to SIGKILL that command (past its timeout, or when its caller is interrupted): the
@@ -53,6 +54,7 @@ def _command(request: dict) -> int:
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN if request.get("ignore_sigint") else signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_BLOCK if request.get("block_sigint") else signal.SIG_UNBLOCK, [signal.SIGINT])
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     for path, fd in ((request["out"], 1), (request["err"], 2)):
         os.dup2(os.open(path, os.O_WRONLY | os.O_TRUNC), fd)
@@ -273,7 +275,8 @@ def run(args: list, cwd, env: dict, check: bool = True, timeout: float | None = 
         err.touch()
         server = _the_server()
         request_id, answers = server.start({"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out),
-                                            "err": str(err), "ignore_sigint": signal.getsignal(signal.SIGINT) == signal.SIG_IGN})
+                                            "err": str(err), "ignore_sigint": signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+                                            "block_sigint": signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])})
         timed_out = False
         try:
             status = server.status(answers, timeout)

@@ -70,13 +70,19 @@ def test_the_demo_prints_progress_and_each_score_before_the_table(demo):
     assert re.fullmatch(r"(\d+)/\1 of \d+ points; \d+ await manual grading|(\d+)/\2 points", rows["full"]), rows
 
 
+def as_from_a_shell():
+    """SIGINT as a command typed in a shell has it (a test worker's threads may have it blocked or ignored)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_an_interrupted_autograde_shows_and_a_second_run_grades_exactly_the_rest(demo):
     workspace, _ = demo
     for student in ("k1", "k2", "k3"):  # three more copies of the full answer, graded one at a time
         shutil.copytree(workspace / "submitted" / "full", workspace / "submitted" / student)
     grader = subprocess.Popen([sys.executable, "-m", "autograder", "--workspace", str(workspace), "autograde",
                                "--jobs", "1"], cwd=REPO_ROOT, env=ENV, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True, preexec_fn=as_from_a_shell)
     out = []
     for line in grader.stdout:
         out.append(line)

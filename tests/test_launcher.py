@@ -75,6 +75,19 @@ def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports
         time.sleep(0.2)
         os.kill(int((tmp_path / "pid").read_text()), signal.SIGINT)  # what Ctrl-C sends it
 
+    # the server started by a thread that blocks SIGINT (as some libraries' threads do): a command still takes
+    # SIGINT as its caller has it, here neither ignored nor blocked
+    launcher._the_server().process.kill()
+    launcher._the_server().process.wait()
+
+    def start_blocked():
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+        launcher.run(["--version"], tmp_path, env_for(), check=False, capture=True)
+
+    starter = threading.Thread(target=start_blocked)
+    starter.start()
+    starter.join()
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     threading.Thread(target=interrupt).start()
     done = launcher.run(["db", "student", "list"], tmp_path, env_for(), check=False, capture=True)
     assert done.returncode == -signal.SIGINT  # as `python -m nbgrader` dies of an unhandled Ctrl-C

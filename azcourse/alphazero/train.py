@@ -14,8 +14,6 @@ Each iteration:
    ``selfplay_batch`` games in lockstep each, one seed per game drawn from the run's generator.
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
-Before the first iteration a run may warm-start by imitating the game's teacher (``warm_start``).
-
 3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
    loss = value MSE + policy cross-entropy (over the positions with a policy target) + L2 (``learn``);
    the mean of each term is logged.
@@ -25,6 +23,8 @@ Before the first iteration a run may warm-start by imitating the game's teacher 
    every ``checkpoint_every`` iterations (and the last) a kept copy ``checkpoints/iter_<k>``, and
    the resumable state ``resume/state.msgpack`` (parameters, best parameters, optimizer state,
    replay window, generator state, iteration), written atomically.
+
+Before the first iteration a run may warm-start by imitating the game's teacher (``warm_start``).
 
 ``train`` on a folder holding a resumable state continues from its last finished iteration and
 gives the same parameters, bit for bit, as an uninterrupted run of the same config.

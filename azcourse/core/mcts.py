@@ -307,7 +307,7 @@ class MCTS:
         if c.root_policy == "gumbel":
             return self._select_gumbel_root(node) if node is self.root else self._select_gumbel(node)
         total = node.visits
-        rate = c.c_init if c.c_base == math.inf else math.log((1 + total + c.c_base) / c.c_base) + c.c_init
+        rate = c.c_init if c.c_base == math.inf else math.log((1 + total + c.c_base) / c.c_base) + c.c_init  # inlined
         prior = node.weights or [1.0 / len(counts)] * len(counts)
         root_total = math.sqrt(total)
         unvisited = c.unvisited_value if c.fpu_reduction is None else node.value - c.fpu_reduction
