@@ -8,8 +8,8 @@ command. Each command is still its own process, as with ``python -m nbgrader``: 
 directory, environment, arguments, output and exit status (``-N`` when signal N killed it), in the
 caller's process group, so Ctrl-C reaches it (the server itself ignores SIGINT) and ``kill -9`` of the
 group ends it; it takes SIGINT as the calling thread has it (ignored, blocked, or neither), not as the
-thread that happened to start the server had it. Student code never runs in the server or its children: it runs in the sandboxed kernels
-a command starts.
+thread that happened to start the server had it. Student code never runs in the server or its children:
+it runs in the sandboxed kernels a command starts.
 
 The protocol (one JSON object a line): the client writes ``{"id", "args", "cwd", "env", "out", "err",
 "ignore_sigint", "block_sigint"}`` to the server's stdin; the server answers ``{"id", "pid"}`` when it has forked (or
@@ -274,9 +274,10 @@ def run(args: list, cwd, env: dict, check: bool = True, timeout: float | None = 
         out.touch()
         err.touch()
         server = _the_server()
+        sigint = {"ignore_sigint": signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+                  "block_sigint": signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])}  # this thread's
         request_id, answers = server.start({"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out),
-                                            "err": str(err), "ignore_sigint": signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
-                                            "block_sigint": signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])})
+                                            "err": str(err), **sigint})
         timed_out = False
         try:
             status = server.status(answers, timeout)

@@ -59,7 +59,7 @@ class AzulEvaluator:
         return p / p.sum()
 
     def __call__(self, game, board: np.ndarray, rng=None):
-        chance = bool(az.get_valid_mask(board)[az.NOOP])
+        chance = game.is_chance(board)  # the game keeps the mask the search just asked of this board
         net_value = None
         prior = None
         if self.net is not None and (self.value_mix > 0.0 or (not chance and self.prior_mix < 1.0)):
