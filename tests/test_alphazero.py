@@ -133,6 +133,35 @@ def test_resume_after_an_interruption_is_bit_identical(hex_runs):
     assert len(log_rows(resumed)) == 2
 
 
+def test_a_run_that_writes_its_state_less_often_repeats_the_lost_iterations_to_the_same_result(hex_runs, tmp_path):
+    """``resume_every = 2``: interrupted in iteration 2, the run's state is still the start's, so the
+    continued run drops iteration 1's log row, plays it again and ends as the uninterrupted run."""
+    from azcourse.alphazero import train as train_module
+
+    straight, _ = hex_runs
+    config = AlphaZeroConfig(**{**TINY_HEX, "resume_every": 2})
+    original = train_module.gate
+
+    def interrupted(run):
+        if run.iteration == 1:
+            raise KeyboardInterrupt
+        return original(run)
+    train_module.gate = interrupted
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train(config, tmp_path / "run", show_progress=False)
+    finally:
+        train_module.gate = original
+    assert [r["iteration"] for r in log_rows(tmp_path / "run")] == ["1"]
+    from flax import serialization
+    assert serialization.msgpack_restore((tmp_path / "run" / "resume" / "state.msgpack").read_bytes())["iteration"] == 0
+    train(config, tmp_path / "run", show_progress=False)
+    for name in ("best", "checkpoints/iter_0001", "checkpoints/iter_0002"):
+        assert (straight / name / PARAMS_FILE).read_bytes() == (tmp_path / "run" / name / PARAMS_FILE).read_bytes(), name
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_FIELDS} for r in rows]  # noqa: E731
+    assert strip(log_rows(straight)) == strip(log_rows(tmp_path / "run"))
+
+
 def test_log_has_every_term_and_gating_decides_the_best_network(hex_runs):
     straight, _ = hex_runs
     rows = log_rows(straight)

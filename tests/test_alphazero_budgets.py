@@ -260,6 +260,19 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
     game = agent.game
     state = game.initial_state(np.random.default_rng(1))
     assert game.legal_mask(state)[agent.choose(state)]
+    # Azul's own loader and arena names read the trainer's checkpoint: the policy alone and inside Azul's search
+    from azcourse.azul.checkpoints import load_agent as load_azul_agent
+    from azcourse.azul.checkpoints import load_network
+
+    net = load_network(run_dir / "best")
+    prior, value = net(state)
+    trainer_prior, trainer_value = agent.mcts.evaluator.predict(state)  # softmax over all 181 actions
+    legal = game.legal_mask(state)
+    assert prior[~legal].sum() == 0 and value == pytest.approx(trainer_value)
+    np.testing.assert_allclose(prior[legal], trainer_prior[legal] / trainer_prior[legal].sum(), rtol=1e-5)
+    assert net.policy_action(state) == int(np.argmax(np.where(legal, prior, -1)))
+    for azul_agent in (load_azul_agent(run_dir / "best"), load_azul_agent(run_dir / "best", simulations=8)):
+        assert legal[azul_agent(state, np.random.default_rng(2))]
 
 
 def test_a_warm_start_imitates_the_teacher_before_the_first_iteration(tmp_path):
@@ -305,6 +318,34 @@ def test_a_warm_start_imitates_the_teacher_before_the_first_iteration(tmp_path):
     assert on_greedy(warmed.net) > on_greedy(NumpyNet(warmed.spec, init_params(warmed.spec, config.seed))) + 0.1
 
 
+def test_a_margin_value_target_counts_the_final_score_difference_of_the_player_to_move():
+    """With ``value_margin_scale`` each position's target is half the result and half tanh(margin / scale), the
+    margin the final score of the player to move there minus the other's: one sign per seat, the winner's
+    positive when the winner scored more, and the same in self-play and in the teacher's games."""
+    from azcourse.alphazero.warm_start import teacher_game
+    from azcourse.azul.agents import greedy_agent
+    from azcourse.azul.game import Azul
+
+    game = Azul()
+    (search,), (rng,) = searches(game, AlphaZeroConfig(simulations=2, chance_outcomes=0), [3])
+    for played in (teacher_game(game, greedy_agent, 0.2, np.random.default_rng(5)),
+                   play_game(game, search, 0, rng, reuse_tree=False)):
+        assert played.margin is not None and played.margin.shape == played.z.shape
+        movers_of_seat0 = played.z == played.returns[0]  # a decided game: z tells the seats apart
+        assert played.returns.any() and np.ptp(played.margin[movers_of_seat0]) == 0
+        assert np.all(played.margin[~movers_of_seat0] == -played.margin[movers_of_seat0][0])
+        winner_margin = played.margin[played.z > 0][0]
+        assert winner_margin >= 0  # the row tie-break decides only equal scores
+        z = positions(game, played, symmetries=False, margin_scale=12.0)[2]
+        np.testing.assert_allclose(z, 0.5 * played.z + 0.5 * np.tanh(played.margin / 12.0), rtol=1e-6)
+        assert np.all(np.sign(z) == np.sign(played.z)) or winner_margin == 0
+    (search,), (rng,) = searches(TicTacToe(), AlphaZeroConfig(simulations=4), [1])
+    played = play_game(TicTacToe(), search, 0, rng)
+    assert played.margin is None  # no scores: the result alone
+    with pytest.raises(ValueError, match="needs a game that keeps scores"):
+        positions(TicTacToe(), played, margin_scale=12.0)
+
+
 # -- refusals ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("values, message", [
     ({"root_policy": "sampled"}, "root_policy must be one of puct, gumbel"),
@@ -325,6 +366,8 @@ def test_a_warm_start_imitates_the_teacher_before_the_first_iteration(tmp_path):
     ({"warm_start_epsilon": 1.5}, r"warm_start_epsilon must lie in \[0, 1\]"),
     ({"warm_start_games": -1}, "warm_start_games and warm_start_steps must be 0 or more"),
     ({"chance_outcomes": -1}, "chance_outcomes must be 0"),
+    ({"value_margin_scale": -1.0}, "value_margin_scale must be 0"),
+    ({"value_margin_scale": 12.0, "search_path": "compiled"}, "value_margin_scale needs search_path 'generic'"),
 ])
 def test_out_of_range_search_options_are_refused(values, message):
     with pytest.raises(ConfigError, match=message):
@@ -333,7 +376,8 @@ def test_out_of_range_search_options_are_refused(values, message):
 
 def test_a_warm_start_or_action_head_the_game_cannot_give_is_refused_before_the_run_folder(tmp_path):
     for values, message in (({"warm_start_games": 10}, "no teacher for tictactoe"),
-                            ({"action_head": True}, "gives no per-action features")):
+                            ({"action_head": True}, "gives no per-action features"),
+                            ({"value_margin_scale": 10.0}, "needs a game that keeps scores; tictactoe has none")):
         with pytest.raises(ConfigError, match=message):
             train_module.train(AlphaZeroConfig(**values), tmp_path / "run", show_progress=False)
         assert not (tmp_path / "run").exists()

@@ -70,6 +70,9 @@ class AlphaZeroConfig:
             ``value_discount ** k * z`` (1: the final result ``z`` itself). Below 1 a lost side learns
             that a longer game is worth more and a winner that a shorter one is, so a side that sees
             itself lost still resists (``selfplay.positions``).
+        value_margin_scale: 0, or a value target that also counts by how much a game was won:
+            ``0.5 * z + 0.5 * tanh(margin / value_margin_scale)``, ``margin`` the mover's final score minus
+            the opponent's (a game with ``scores``, e.g. Azul, where one game's +-1 is a noisy signal).
         batch_size, train_steps: minibatches of ``batch_size`` positions per iteration.
         warm_start_games, warm_start_steps, warm_start_epsilon: a warm start by imitation before the first
             iteration (``warm_start``): games of the game's teacher (``azcourse.registry.TEACHERS``), a
@@ -94,6 +97,9 @@ class AlphaZeroConfig:
         gate_sample_moves: each gating agent draws its first moves from its visit counts, so the
             games differ.
         checkpoint_every: iterations between kept checkpoints ``checkpoints/iter_<k>``.
+        resume_every: iterations between writes of the resumable state (and at the last): a run with a
+            large replay window (Azul's: 360 MB) spends less time writing it, and an interrupted run
+            repeats at most ``resume_every - 1`` iterations, which give the same results again.
     """
 
     game: str = "tictactoe"
@@ -125,6 +131,7 @@ class AlphaZeroConfig:
     weight_decay: float = 1e-4
     value_weight: float = 1.0
     value_discount: float = 1.0
+    value_margin_scale: float = 0.0
     batch_size: int = 128
     train_steps: int = 100
     warm_start_games: int = 0
@@ -139,6 +146,7 @@ class AlphaZeroConfig:
     gate_simulations: int = 50
     gate_sample_moves: int = 2
     checkpoint_every: int = 5
+    resume_every: int = 1
 
     def __post_init__(self):
         object.__setattr__(self, "channels", tuple(self.channels))
@@ -171,6 +179,9 @@ class AlphaZeroConfig:
             (self.learning_rate > 0, "learning_rate must be positive"),
             (self.weight_decay >= 0 and self.value_weight >= 0, "weight_decay and value_weight must be 0 or more"),
             (0 < self.value_discount <= 1, "value_discount must lie in (0, 1] (1: the final result undiscounted)"),
+            (self.value_margin_scale >= 0, "value_margin_scale must be 0 (the result alone) or more"),
+            (self.value_margin_scale == 0 or self.search_path == "generic",
+             "value_margin_scale needs search_path 'generic' (the compiled search keeps no scores)"),
             (self.batch_size >= 1 and self.train_steps >= 0, "batch_size must be at least 1 and train_steps 0 or more"),
             (self.warm_start_games >= 0 and self.warm_start_steps >= 0,
              "warm_start_games and warm_start_steps must be 0 or more"),
@@ -183,7 +194,7 @@ class AlphaZeroConfig:
             (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),
-            (self.checkpoint_every >= 1, "checkpoint_every must be at least 1"),
+            (self.checkpoint_every >= 1 and self.resume_every >= 1, "checkpoint_every and resume_every must be at least 1"),
         ]
         for ok, message in checks:
             if not ok:

@@ -34,6 +34,8 @@ class SelfPlayGame(NamedTuple):
         returns: float64 ``(num_players,)``: ``game.returns`` of the final state.
         w: float32 ``(T,)``: the weight of the policy target: 1 after a full search, 0 after a cheap one
             (None: every position has one; ``weights`` gives the array either way).
+        margin: float32 ``(T,)``: the final score of the player to move there minus the opponent's (None:
+            the game keeps no score, see ``final_margins``).
     """
 
     x: np.ndarray
@@ -41,6 +43,7 @@ class SelfPlayGame(NamedTuple):
     z: np.ndarray
     returns: np.ndarray
     w: np.ndarray | None = None
+    margin: np.ndarray | None = None
 
     @property
     def moves(self) -> int:
@@ -117,15 +120,30 @@ def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_t
         returns = np.asarray(game.returns(state), np.float64)
         played.append(SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
                                    returns[np.asarray(movers, dtype=np.int64)].astype(np.float32), returns,
-                                   np.asarray(weights, np.float32)))
+                                   np.asarray(weights, np.float32), final_margins(game, state, movers)))
     return played
 
 
-def positions(game, played: SelfPlayGame, symmetries: bool = True, discount: float = 1.0) -> tuple:
+def final_margins(game, state, movers: list) -> np.ndarray | None:
+    """float32 ``(T,)``: for each mover (a seat), its score in the final ``state`` minus the other seat's;
+    None for a game without ``scores(state) -> (seat 0's, seat 1's)``."""
+    if not hasattr(game, "scores"):
+        return None
+    scores = np.asarray(game.scores(state), np.float64)
+    return (scores[np.asarray(movers, dtype=np.int64)] - scores[1 - np.asarray(movers, dtype=np.int64)]).astype(np.float32)
+
+
+def positions(game, played: SelfPlayGame, symmetries: bool = True, discount: float = 1.0,
+              margin_scale: float = 0.0) -> tuple:
     """The replay rows of one game: ``(x, pi, z, w)``, every image of each position (``augment``) or,
     without ``symmetries``, the positions alone; each image shares its position's ``z`` and ``w``.
-    With ``discount < 1`` the value target of the position k moves before the last decision's is
-    ``discount ** k * z`` (``discounted``)."""
+    With ``margin_scale > 0`` the value target is ``0.5 * z + 0.5 * tanh(margin / margin_scale)`` (the
+    game's ``margin``); with ``discount < 1`` the target of the position k moves before the last
+    decision's is then ``discount ** k`` times it (``discounted``)."""
+    if margin_scale > 0:
+        if played.margin is None:
+            raise ValueError("a value target from the score margin needs a game that keeps scores")
+        played = played._replace(z=(0.5 * played.z + 0.5 * np.tanh(played.margin / margin_scale)).astype(np.float32))
     if discount != 1.0:
         played = played._replace(z=discounted(played.z, discount))
     x, pi, z = augment(game, played) if symmetries else (played.x, played.pi, played.z)

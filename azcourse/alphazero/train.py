@@ -21,8 +21,9 @@ Each iteration:
    score rate reaches ``gate_threshold``. Without gating the new network is always the best.
 5. Bookkeeping: one row of ``log.csv``, the best network to ``best/`` (a checkpoint with its card),
    every ``checkpoint_every`` iterations (and the last) a kept copy ``checkpoints/iter_<k>``, and
-   the resumable state ``resume/state.msgpack`` (parameters, best parameters, optimizer state,
-   replay window, generator state, iteration), written atomically.
+   every ``resume_every`` iterations (and the last) the resumable state ``resume/state.msgpack``
+   (parameters, best parameters, optimizer state, replay window, generator state, iteration), written
+   atomically.
 
 Before the first iteration a run may warm-start by imitating the game's teacher (``warm_start``).
 
@@ -66,7 +67,7 @@ LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_r
               "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
 # keys that may change when a run continues
-RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "workers", "selfplay_batch", "search_path")
+RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path")
 
 
 class TrainResult(NamedTuple):
@@ -99,6 +100,8 @@ class Run:
             from .compiled_search import rules_for
 
             rules_for(self.game)  # a ConfigError for a game it does not know, before the run folder is touched
+        if config.value_margin_scale and not hasattr(self.game, "scores"):
+            raise ConfigError(f"value_margin_scale needs a game that keeps scores; {config.game} has none")
         if config.warm_start_games:
             try:
                 make_teacher(config.game)
@@ -215,7 +218,7 @@ def self_play(run: Run, show_progress: bool, pool=None) -> dict:
     c = run.config
     moves, full, draws, started = 0, 0, 0, time.perf_counter()
     for played in _games(run, pool, show_progress):
-        run.replay.add(*positions(run.game, played, c.symmetries, c.value_discount))
+        run.replay.add(*positions(run.game, played, c.symmetries, c.value_discount, c.value_margin_scale))
         moves += played.moves
         full += int(played.weights.sum())
         draws += not played.returns.any()
@@ -334,7 +337,8 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
                                 make_card(run, run.params, run.iteration, figures, command))
             with log_path.open("a", newline="") as f:
                 csv.DictWriter(f, LOG_FIELDS).writerow(row)
-            run.save(resume)
+            if run.iteration % config.resume_every == 0 or run.iteration == config.iterations:
+                run.save(resume)
             bar.set_postfix(value=row["value_loss"], policy=row["policy_loss"], l2=row["l2"],
                             draws=row["draw_rate"], refresh=False)
             bar.update(1)

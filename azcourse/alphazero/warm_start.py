@@ -19,7 +19,7 @@ import numpy as np
 from azcourse.progress import progress
 from azcourse.registry import make_teacher
 
-from .selfplay import SelfPlayGame, positions
+from .selfplay import SelfPlayGame, final_margins, positions
 
 
 def teacher_game(game, teacher, epsilon: float, rng: np.random.Generator) -> SelfPlayGame:
@@ -44,7 +44,8 @@ def teacher_game(game, teacher, epsilon: float, rng: np.random.Generator) -> Sel
         state = game.next_state(state, choice)
     returns = np.asarray(game.returns(state), np.float64)
     return SelfPlayGame(np.asarray(xs, np.float32), np.asarray(pis, np.float32),
-                        returns[np.asarray(movers, dtype=np.int64)].astype(np.float32), returns)
+                        returns[np.asarray(movers, dtype=np.int64)].astype(np.float32), returns,
+                        margin=final_margins(game, state, movers))
 
 
 def warm_start(run, train, show_progress: bool = True) -> dict:
@@ -57,7 +58,7 @@ def warm_start(run, train, show_progress: bool = True) -> dict:
     for _ in progress(range(c.warm_start_games), desc="warm start: teacher games", leave=False,
                       disable=not show_progress):
         played = teacher_game(run.game, teacher, c.warm_start_epsilon, run.rng)
-        run.replay.add(*positions(run.game, played, c.symmetries, c.value_discount))
+        run.replay.add(*positions(run.game, played, c.symmetries, c.value_discount, c.value_margin_scale))
         moves += played.moves
     played_s = time.perf_counter() - started
     row = train(run, c.warm_start_steps)

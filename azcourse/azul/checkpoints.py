@@ -29,8 +29,13 @@ from typing import Mapping
 
 import Azul_Simulator as az
 
+import numpy as np
+
 from azcourse import flax_msgpack
-from .network import NumpyAzulNet
+from azcourse.alphazero.checkpoints import load_checkpoint
+
+from . import features
+from .network import MASK, NumpyAzulNet
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 CKPT_ROOT = REPO_ROOT / "ckpts"
@@ -94,9 +99,41 @@ def load_params(name_or_path) -> dict:
     return flax_msgpack.read_params(path)
 
 
-def load_network(name_or_path) -> NumpyAzulNet:
-    """The checkpoint as a numpy network: ``net(board) -> (prior, value)``."""
+def load_network(name_or_path):
+    """The checkpoint as a numpy network: ``net(board) -> (prior float64 (181,), value float)``, the
+    prior a softmax over the legal takes, and ``net.policy_action(board)``: ``NumpyAzulNet`` for a model
+    of Azul's own pipeline, ``TrainerAzulNet`` for one of the pack's AlphaZero trainer (its card
+    gives the network's ``encoding_shape``)."""
+    if "encoding_shape" in read_card(name_or_path).get("architecture", {}):
+        return TrainerAzulNet(load_checkpoint(model_dir(name_or_path)).net)
     return NumpyAzulNet(load_params(name_or_path))
+
+
+class TrainerAzulNet:
+    """An Azul network of the AlphaZero trainer (``azcourse.alphazero``) with ``NumpyAzulNet``'s calls.
+
+    Args:
+        net: ``azcourse.alphazero.network.NumpyNet`` on ``features.encode`` (1,499 floats), 181 logits.
+    """
+
+    def __init__(self, net):
+        self.net = net
+
+    def logits(self, board: np.ndarray) -> np.ndarray:
+        """float32 (181,): the network's logits, illegal actions at -inf."""
+        x = features.encode(board)
+        logits, _ = self.net(x)
+        return np.where(x[MASK] > 0, logits, -np.inf)
+
+    def __call__(self, board: np.ndarray):
+        x = features.encode(board)
+        logits, value = self.net(x)
+        z = np.where(x[MASK] > 0, logits.astype(np.float64), -np.inf)
+        z = np.exp(z - z.max())
+        return z / z.sum(), value
+
+    def policy_action(self, board: np.ndarray) -> int:
+        return int(np.argmax(self.logits(board)))
 
 
 class PolicyAgent:
