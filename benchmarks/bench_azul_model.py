@@ -20,7 +20,9 @@ import time
 import numpy as np
 
 import Azul_Simulator as az
-from azcourse.azul import checkpoints, features, network
+from azcourse.alphazero.checkpoints import load_checkpoint
+from azcourse.alphazero.flax_net import make_module
+from azcourse.azul import checkpoints, features
 from azcourse.azul.heuristics import heuristic_greedy_action
 
 
@@ -68,9 +70,8 @@ def main(argv=None):
     results["policy_ms_per_move"] = 1000 * (time.perf_counter() - t) / len(positions)
 
     import jax
-    params = checkpoints.load_params(args.model)
-    hidden = [params[k]["kernel"].shape[1] for k in sorted(params) if k.startswith("hidden_")]
-    module = network.make_module(hidden)
+    checkpoint = load_checkpoint(checkpoints.model_dir(args.model))
+    params, module = checkpoint.params, make_module(checkpoint.spec)
     apply = jax.jit(lambda p, x: module.apply({"params": p}, x))
     apply(params, features.encode(positions[0])[None])[0].block_until_ready()
     t = time.perf_counter()

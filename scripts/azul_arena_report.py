@@ -1,42 +1,111 @@
 #!/usr/bin/env python
-"""The shipped models' arena results: play the standard matches, record them in the cards, draw the figure.
+"""The evidence of Azul's shipped model: play its card's matches, record them in the card, draw the figure.
 
-    python scripts/azul_arena_report.py            # play every match (about 5 min on 2 cores), then draw
-    python scripts/azul_arena_report.py --plot-only
+    python scripts/azul_arena_report.py                       # every row (400 games each, 2 workers)
+    python scripts/azul_arena_report.py --rows 3 4 --games 1000
+    python scripts/azul_arena_report.py --plot-only           # the figure from the card alone
+    python scripts/azul_arena_report.py --curve runs/azul_strong   # the run's kept checkpoints, policy alone
 
-Each match is 1,000 games (seed 0, seats alternating), plus a second opinion of 2,000 games (seed 1)
-on the closest target, strong against greedy; every result is recorded in the first agent's card
-(``ckpts/azul_<model>/card.json``, key ``"<a> vs <b>"``); the figure ``docs/figures/azul_arena.png`` is
-drawn from the cards, so it always shows what they record.
+Each row is a match of ``azcourse.azul.arena`` (seats alternating, each deal played twice, seed 0) between
+the shipped ``strong`` (policy only: one network call a move; or inside the search, ``strong+search:N``)
+and an opponent: ``random``, ``greedy``, the independent alpha-beta yardstick of
+``benchmarks/azul_alphabeta.py`` at depth 2 and 3 (``yardstick:<depth>``), and the previous model
+``strong_v1`` (Azul's own pipeline, kept in ``ckpts/azul_strong_v1`` for these rows). Every result goes
+into ``ckpts/azul_strong/card.json`` (``arena``, key ``"<a> vs <b>"``) with its Wilson interval and
+ms a move; the figure ``docs/figures/azul_arena.png`` is drawn from the card, so it shows what the card
+records. ``--curve RUN`` plays every kept checkpoint of a training run (``checkpoints/iter_<k>``), the policy
+alone, against greedy and the yardstick at depth 3 (200 games each), writes ``ckpts/azul_strong/curve.csv``
+(with the run's training time at each) and draws ``docs/figures/azul_strong_training.png`` from it.
 """
 import argparse
+import csv
+import functools
 import pathlib
 import sys
 
-from azcourse.azul.arena import run_arena
-from azcourse.azul.checkpoints import read_card, record_arena
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-MATCHES = [("baseline", "random"), ("baseline", "greedy"), ("strong", "random"), ("strong", "greedy"),
-           ("strong", "baseline"), ("strong+search", "greedy")]
-GAMES, SEED = 1000, 0
-# The policy-only target against greedy (>= 55%) is close: a second, independent arena.
-SECOND_OPINION = ("strong", "greedy", 2000, 1, "strong vs greedy (seed 1, 2000 games)")
-FIGURE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "figures" / "azul_arena.png"
+import azul_alphabeta as yardstick  # noqa: E402  (benchmarks/: a yardstick, not a package of the pack)
+
+from azcourse.azul.arena import arena_agent  # noqa: E402
+from azcourse.azul.checkpoints import read_card, record_arena  # noqa: E402
+from azcourse.azul.game import Azul  # noqa: E402
+from azcourse.core.arena import play_match  # noqa: E402
+
+MODEL = "azul_strong"
+SEARCH = "strong+search:800"  # 800 simulations: well under 0.5 s a move on the 2-core machine
+ROWS = [
+    ("strong", "random"), ("strong", "greedy"), ("strong", "yardstick:2"), ("strong", "yardstick:3"),
+    ("strong", "strong_v1"), ("strong", "strong_v1+search"),
+    (SEARCH, "greedy"), (SEARCH, "yardstick:3"), (SEARCH, "strong_v1+search:800"),
+]
+GAMES, SEED = 400, 0
+FIGURE = ROOT / "docs" / "figures" / "azul_arena.png"
+CURVE, CURVE_FIGURE = ROOT / "ckpts" / MODEL / "curve.csv", ROOT / "docs" / "figures" / "azul_strong_training.png"
+CURVE_OPPONENTS, CURVE_GAMES = ("greedy", "yardstick:3"), 200
 
 
-def card_of(agent: str) -> str:
-    return "azul_" + agent.split("+")[0]
+def opponent(spec: str):
+    """``make(rng) -> agent`` for ``play_match``: the yardstick at a depth, or an arena agent."""
+    kind, _, depth = spec.partition(":")
+    if kind == "yardstick":
+        return functools.partial(yardstick.yardstick_player, int(depth), 7, None)
+    return functools.partial(arena_agent, spec)
 
 
-def play_all(workers=None) -> None:
-    for a, b in MATCHES:
-        summary = run_arena(a, b, GAMES, SEED, workers)
-        print(summary.text(), flush=True)
-        record_arena(card_of(a), summary.as_dict())
-    a, b, games, seed, key = SECOND_OPINION
-    summary = run_arena(a, b, games, seed, workers)
+def play_row(a: str, b: str, games: int, seed: int, workers: int | None) -> dict:
+    """One row, A's view, recorded in the model's card."""
+    summary = play_match(Azul, functools.partial(arena_agent, a), opponent(b), games, seed, paired_deals=True,
+                         workers=workers, progress=True, names=(a, b))
     print(summary.text(), flush=True)
-    record_arena(card_of(a), summary.as_dict(), key)
+    record_arena(MODEL, summary.as_dict())
+    return summary.as_dict()
+
+
+def curve(run: pathlib.Path, workers: int | None, out=CURVE) -> None:
+    """Every kept checkpoint of ``run``, the policy alone, against ``CURVE_OPPONENTS``: ``out`` (CSV), one row each."""
+    with (run / "log.csv").open() as f:
+        wall = {int(r["iteration"]): float(r["wall_s"]) for r in csv.DictReader(f)}
+    rows = []
+    for folder in sorted((run / "checkpoints").glob("iter_*")):
+        iteration = int(folder.name.removeprefix("iter_"))
+        row = {"iteration": iteration, "wall_s": wall.get(iteration, 0.0)}
+        for b in CURVE_OPPONENTS:
+            summary = play_match(Azul, functools.partial(arena_agent, str(folder)), opponent(b), CURVE_GAMES, SEED,
+                                 paired_deals=True, workers=workers, progress=False)
+            lo, hi = summary.interval()
+            row.update({b: round(summary.score_rate, 4), f"{b} low": round(lo, 4), f"{b} high": round(hi, 4)})
+        print(row, flush=True)
+        rows.append(row)
+    with out.open("w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_curve(source=CURVE, out=CURVE_FIGURE) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with source.open() as f:
+        rows = list(csv.DictReader(f))
+    minutes = [float(r["wall_s"]) / 60 for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for b in CURVE_OPPONENTS:
+        score = [float(r[b]) for r in rows]
+        err = [[s - float(r[f"{b} low"]) for s, r in zip(score, rows)], [float(r[f"{b} high"]) - s for s, r in zip(score, rows)]]
+        ax.errorbar(minutes, score, yerr=err, marker="o", ms=3, capsize=2, label=f"against {b}")
+    ax.axhline(0.5, color="black", lw=0.8, ls="--")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("training wall time on the 2-core machine (minutes; 0: the warm start)")
+    ax.set_ylabel(f"score of the policy alone ({CURVE_GAMES} games, 95% CI)")
+    ax.set_title(f"{MODEL}: the kept checkpoints of its run, one network call a move")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    print(f"figure: {out}")
 
 
 def plot(out=FIGURE) -> None:
@@ -45,22 +114,24 @@ def plot(out=FIGURE) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    rows = [read_card(card_of(a))["arena"][f"{a} vs {b}"] for a, b in MATCHES]
-    wins = np.array([r["wins"] for r in rows]) / GAMES
-    draws = np.array([r["draws"] for r in rows]) / GAMES
+    arena = read_card(MODEL).get("arena", {})
+    played = [(a, b) for a, b in ROWS if f"{a} vs {b}" in arena]
+    rows = [arena[f"{a} vs {b}"] for a, b in played]
+    games = np.array([r["games"] for r in rows], float)
+    wins, draws = np.array([r["wins"] for r in rows]) / games, np.array([r["draws"] for r in rows]) / games
     low = wins - np.array([r["win_rate_ci95"][0] for r in rows])
     high = np.array([r["win_rate_ci95"][1] for r in rows]) - wins
-    labels = [f"{a}\nvs {b}" for a, b in MATCHES]
-    fig, ax = plt.subplots(figsize=(9.6, 4.8))
+    labels = [f"{a}\nvs {b}" for a, b in played]
+    fig, ax = plt.subplots(figsize=(11, 4.8))
     ax.bar(labels, wins, color="tab:green", label="wins")
     ax.bar(labels, draws, bottom=wins, color="tab:gray", label="draws")
     ax.bar(labels, 1 - wins - draws, bottom=wins + draws, color="tab:red", label="losses")
     ax.errorbar(labels, wins, yerr=[low, high], fmt="none", ecolor="black", capsize=4)
     ax.axhline(0.5, color="black", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
-    ax.set_ylabel(f"fraction of {GAMES} games (95% Wilson CI on wins)")
-    ax.set_title(f"Arena, {GAMES} games each, seats alternating, seed {SEED}")
-    ax.tick_params(axis="x", labelsize=8)
+    ax.set_ylabel("fraction of the games (95% Wilson CI on wins)")
+    ax.set_title(f"{MODEL}: policy alone (left) and inside the search (right), seats alternating, deals paired")
+    ax.tick_params(axis="x", labelsize=7)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
@@ -69,11 +140,20 @@ def plot(out=FIGURE) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--plot-only", action="store_true", help="draw the figure from the cards, play nothing")
+    parser.add_argument("--rows", type=int, nargs="*", help="row numbers to play, from 1 (default: all)")
+    parser.add_argument("--games", type=int, default=GAMES)
+    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--workers", type=int, help="processes (default: all cores)")
+    parser.add_argument("--plot-only", action="store_true", help="draw the figure from the card, play nothing")
+    parser.add_argument("--curve", type=pathlib.Path, metavar="RUN", help="the learning curve of a training run instead")
     args = parser.parse_args(argv)
+    if args.curve:
+        curve(args.curve, args.workers)
+        plot_curve()
+        return 0
     if not args.plot_only:
-        play_all(args.workers)
+        for number in args.rows or range(1, len(ROWS) + 1):
+            play_row(*ROWS[number - 1], args.games, args.seed, args.workers)
     plot()
     return 0
 

@@ -1,50 +1,70 @@
-"""Azul checkpoints: the msgpack round trip (our reader equals Flax's), load time, cards, and
-agents made from a checkpoint in one call playing legal moves."""
-import json
+"""Azul checkpoints (the one trainer's format): the network with Azul's calls, load time, cards, and agents
+made from a checkpoint in one call playing legal moves."""
 import time
 
 import numpy as np
 import pytest
 
 import Azul_Simulator as az
-from azcourse.azul import checkpoints, network
+from azcourse.alphazero.checkpoints import PARAMS_FILE, load_checkpoint, save_checkpoint
+from azcourse.alphazero.flax_net import init_params
+from azcourse.alphazero.network import NetSpec, NumpyNet, param_count
+from azcourse.azul import checkpoints, features
 from azcourse.azul.game import Azul
 from azcourse.core.arena import FunctionAgent, game_generators, play_game
 
 
-def _fake_params(hidden=(8, 4), seed=0):
-    rng = np.random.default_rng(seed)
-    widths = [network.features.FEATURE_DIM, *hidden]
-    params = {f"hidden_{i}": {"kernel": rng.normal(size=(a, b)).astype(np.float32),
-                              "bias": rng.normal(size=b).astype(np.float32)}
-              for i, (a, b) in enumerate(zip(widths[:-1], widths[1:]))}
-    params["policy_head"] = {"kernel": rng.normal(size=(widths[-1], 181)).astype(np.float32),
-                             "bias": np.zeros(181, np.float32)}
-    params["value_head"] = {"kernel": rng.normal(size=(widths[-1], 1)).astype(np.float32),
-                            "bias": np.zeros(1, np.float32)}
-    params["action_head"] = {"kernel": rng.normal(size=(network.features.ACTION_FEATURES, 1)).astype(np.float32),
-                             "bias": np.zeros(1, np.float32)}
-    return params
+def _checkpoint(directory, hidden=(8, 4), seed=0):
+    """A checkpoint of an untrained Azul network of the one trainer (action head on), as a run writes it."""
+    spec = NetSpec.for_game(Azul(), (), hidden, action_head=True)
+    params = init_params(spec, seed)
+    card = {"name": "x", "game": "azul", "architecture": {**spec.as_dict(), "param_count": param_count(params)},
+            "play": {"simulations": 8, "c_init": 1.5, "c_base": 19652.0, "unvisited_value": 0.0,
+                     "chance_outcomes": 0}}
+    save_checkpoint(directory, params, card)
+    return spec, params
 
 
-def test_round_trip_and_flax_compatibility(tmp_path):
-    from flax import serialization
-    params = _fake_params()
-    checkpoints.save_params(tmp_path, params, {"architecture": {"hidden": [8, 4]}})
-    ours = checkpoints.load_params(tmp_path)
-    flax_restored = serialization.msgpack_restore((tmp_path / "params.msgpack").read_bytes())
-    for layer in params:
-        for leaf in ("kernel", "bias"):
-            np.testing.assert_array_equal(ours[layer][leaf], params[layer][leaf])
-            np.testing.assert_array_equal(np.asarray(flax_restored[layer][leaf]), params[layer][leaf])
-            assert ours[layer][leaf].dtype == np.float32
-    assert json.loads((tmp_path / "card.json").read_text())["architecture"]["hidden"] == [8, 4]
-    assert network.param_count(ours) == network.expected_param_count((8, 4))
+def _boards(count=6, seed=0):
+    rng, boards = np.random.default_rng(seed), []
+    board = az.init_board(rng)
+    while len(boards) < count:
+        mask = az.get_valid_mask(board)
+        if board[az.GAME_OVER]:
+            board = az.init_board(rng)
+            continue
+        if not mask[az.NOOP]:
+            boards.append(board)
+        board = az.get_next_state(board, int(rng.choice(np.flatnonzero(mask))), rng)
+    return boards
+
+
+def test_the_network_with_azul_s_calls_is_the_trainer_s_network_on_the_legal_moves(tmp_path):
+    """``load_network``: the prior is the trainer network's softmax restricted to the legal moves (0 elsewhere),
+    the value its value; ``forward`` takes one encoding or a batch; the policy move is the best legal logit."""
+    spec, params = _checkpoint(tmp_path)
+    net, reference = checkpoints.load_network(tmp_path), NumpyNet(spec, params)
+    boards = _boards()
+    x = np.stack([features.encode(b) for b in boards])
+    logits, values = reference.forward(x)
+    batch_logits, batch_values = net.forward(x)
+    np.testing.assert_array_equal(batch_logits, logits)
+    np.testing.assert_array_equal(batch_values, values)
+    for i, board in enumerate(boards):
+        legal = az.get_valid_mask(board)
+        prior, value = net(board)
+        expected = np.exp(logits[i][legal] - logits[i][legal].max())
+        np.testing.assert_allclose(prior[legal], expected / expected.sum(), rtol=1e-5)
+        assert np.all(prior[~legal] == 0) and value == pytest.approx(values[i])
+        assert net.policy_action(board) == int(np.flatnonzero(legal)[np.argmax(logits[i][legal])])
+        one_logits, one_value = net.forward(x[i])
+        np.testing.assert_allclose(one_logits, logits[i], rtol=1e-5, atol=1e-5)
+        assert one_value == pytest.approx(values[i], abs=1e-5)
 
 
 @pytest.mark.parametrize("search", [False, True])
 def test_agent_from_checkpoint_plays_legal_moves(tmp_path, search):
-    checkpoints.save_params(tmp_path, _fake_params())
+    _checkpoint(tmp_path)
     agent = (checkpoints.load_agent(tmp_path, simulations=8) if search
              else checkpoints.load_agent(tmp_path))
     chance_rng, agent_rng = game_generators(3, 0, paired_deals=True)
@@ -63,8 +83,9 @@ def test_shipped_checkpoint_loads_fast_and_has_a_card(name):
     elapsed = time.perf_counter() - start
     assert elapsed < 2.0, f"loading {name} took {elapsed:.2f} s (target <= 2 s)"
     card = checkpoints.read_card(name)
-    assert card["architecture"]["param_count"] == network.param_count(checkpoints.load_params(name))
-    assert (checkpoints.model_dir(name) / "params.msgpack").stat().st_size < 5_000_000
+    checkpoint = load_checkpoint(checkpoints.model_dir(name))
+    assert card["game"] == "azul" and card["architecture"]["param_count"] == param_count(checkpoint.params)
+    assert (checkpoints.model_dir(name) / PARAMS_FILE).stat().st_size < 5_000_000
     rng = np.random.default_rng(0)
     board = az.init_board(rng)
     action = agent(board, rng)
@@ -77,13 +98,14 @@ def test_model_names():
 
 
 def test_record_arena_writes_into_the_card(tmp_path):
-    checkpoints.save_params(tmp_path, _fake_params(), {"name": "x"})
+    _checkpoint(tmp_path)
     summary = {"agent_a": "x", "agent_b": "greedy", "games": 10, "seed": 0, "wins": 6, "draws": 0,
                "losses": 4, "win_rate": 0.6, "win_rate_ci95": [0.31, 0.83], "mean_score_a": 50.0,
                "mean_score_b": 45.0, "mean_score_diff": 5.0}
     checkpoints.record_arena(tmp_path, summary)
     card = checkpoints.read_card(tmp_path)
     assert card["name"] == "x" and card["arena"]["x vs greedy"]["wins"] == 6
+    assert card["architecture"]["hidden"] == [8, 4]  # the rest of the card is kept
 
 
 @pytest.mark.skipif("azul_strong" not in SHIPPED, reason="no shipped azul_strong checkpoint")

@@ -14,7 +14,7 @@ requirements.txt`` (``python3`` the Python under test, nothing of this checkout 
 the same in all), then ``.venv/bin/python validate.py
 <notebook>`` on the blank release notebook (exit 1, every unfilled cell named) and on it completed
 with the reference answers (exit 0, success line, nothing on stderr). It installs part 3's bundle, whose
-pins hold JAX and numba (``AZCOURSE_ALL_BUNDLES=1``: all six; the others' pins are checked against the
+pins hold numba (``AZCOURSE_ALL_BUNDLES=1``: all six; the others' pins, JAX's among them, are checked against the
 wheels' metadata in ``test_python_versions`` and their files and imports here), on the suite's Python;
 ``AZCOURSE_BUNDLE_ALL_PYTHONS=1`` runs it on every supported Python found (``test_python_versions``
 covers those with the same pins and notebooks anyway). Figures: docs/student_bundle.md.
@@ -43,7 +43,7 @@ from azcourse import student_validate
 
 ALL_PYTHONS = "AZCOURSE_BUNDLE_ALL_PYTHONS"  # set: the slow test installs the bundles on every Python found
 ALL_BUNDLES = "AZCOURSE_ALL_BUNDLES"  # set: the slow test installs all six bundles, not only END_TO_END
-# The bundle installed end to end by default: its pins hold every heavy family (JAX and numba), the others'
+# The bundle installed end to end by default (numba's engine, Azul's models played in numpy), the others'
 # pins are checked against the wheels' metadata by test_python_versions for every Python.
 END_TO_END = "azul3_play"
 
@@ -57,12 +57,15 @@ EXPECTED = {
                                      "azcourse/tictactoe/matches.py", "azcourse/tictactoe/minimax.py"],
     "azul3_play": COMMON + ["azul3_play.ipynb", "Azul_Simulator.py", "Azul_Visuals.py", "azcourse/azul/__init__.py",
                             "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
-                            "azcourse/azul/network.py", "azcourse/azul/mcts_agent.py", "azcourse/azul/game.py",
+                            "azcourse/azul/mcts_agent.py", "azcourse/azul/game.py",
                             "azcourse/azul/agents.py", "azcourse/azul/terminal.py", "azcourse/core/__init__.py",
                             "azcourse/core/mcts.py", "azcourse/core/evaluators.py", "azcourse/core/protocol.py",
-                            "azcourse/core/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py"]
+                            "azcourse/core/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py",
+                            # the models are checkpoints of the one trainer: its loader, the registry names the game
+                            "azcourse/alphazero/__init__.py", "azcourse/alphazero/checkpoints.py",
+                            "azcourse/alphazero/network.py", "azcourse/registry.py", "azcourse/core/alphabeta.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
-                     for name in ("card.json", "params.msgpack", "train_log.jsonl")],
+                     for name in ("card.json", "config.toml", "log.csv", "params.msgpack")],
     # ckpts/hex5: the run folder that cached_anets(run_dir_for("hex5")) reads, every anet_<episode>/ in it
     "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/core/__init__.py",
                                "azcourse/core/agents.py", "azcourse/core/mcts.py",
@@ -104,10 +107,10 @@ INSTRUCTOR_ONLY = {"nbgrader", "psycopg2-binary", "pytest", "hypothesis", "playw
                    "mako", "greenlet", "pluggy", "iniconfig", "sortedcontainers", "rapidfuzz", "setuptools"}
 JAX = {"jax", "jaxlib", "flax", "optax", "orbax-checkpoint", "tensorstore"}
 NUMBA = {"numba", "llvmlite"}
-# Part 1 is numpy and matplotlib only; part 2 trains a Flax network with optax; part 3 loads Flax
-# checkpoints and runs the numba engine; part 4 trains a Flax ANET with optax; part 5 plays its network in
+# Part 1 is numpy and matplotlib only; part 2 trains a Flax network with optax; part 3 plays the one trainer's
+# checkpoints in numpy (read without JAX) and runs the numba engine; part 4 trains a Flax ANET with optax; part 5 plays its network in
 # numpy (the checkpoint modules it imports read and write checkpoints without JAX); part 6 trains one.
-HEAVY = {"ttt1_mcts": set(), "ttt2_selfplay": JAX, "azul3_play": JAX | NUMBA, "hex4_onpolicy": JAX,
+HEAVY = {"ttt1_mcts": set(), "ttt2_selfplay": JAX, "azul3_play": NUMBA, "hex4_onpolicy": JAX,
          "othello5_planning": set(), "tak6_alphazero": JAX}
 
 
@@ -256,8 +259,8 @@ def test_imports_are_followed_through_magics_and_relative_imports(tmp_path):
     release = release_copy(tmp_path, "ttt1_mcts", "%matplotlib inline\n!ls\nimport azcourse.azul\n")
     modules, checkpoints = bundle.dependencies(release / "ttt1_mcts" / "ttt1_mcts.ipynb")
     names = {str(path.relative_to(REPO_ROOT)) for path in modules}
-    # azcourse/azul/__init__.py imports .checkpoints, which imports Azul_Simulator and .network, ...
-    assert {"azcourse/azul/__init__.py", "azcourse/azul/checkpoints.py", "azcourse/azul/network.py",
+    # azcourse/azul/__init__.py imports .checkpoints, which imports Azul_Simulator and the trainer's loader, ...
+    assert {"azcourse/azul/__init__.py", "azcourse/azul/checkpoints.py", "azcourse/alphazero/checkpoints.py",
             "azcourse/azul/features.py", "Azul_Simulator.py"} <= names
     # ... and names the models "baseline" and "strong" (MODEL_AGENTS)
     assert checkpoints == ["azul_baseline", "azul_strong"]
@@ -287,7 +290,7 @@ def test_readme_gives_each_route_and_how_to_validate(zips):
     assert "`python validate.py azul3_play.ipynb`" in text and "`!python validate.py azul3_play.ipynb`" in text
     assert ".venv\\Scripts\\python validate.py azul3_play.ipynb" in text
     colab = text.split("%pip install -q ")[1].split("\n")[0].split()
-    assert "jax==0.10.2" in colab and "numba==0.68.1" in colab
+    assert "numba==0.68.1" in colab and not any(pin.startswith(("jax", "flax")) for pin in colab)
     assert not any(pin.startswith(("jupyterlab", "ipykernel", "nbclient")) for pin in colab)
     assert set(colab) <= set(zip_files(zips["azul3_play"])["azul3_play/requirements.txt"].decode().splitlines())
     env = zip_files(zips["azul3_play"])["azul3_play/environment.yml"].decode()

@@ -1,4 +1,5 @@
-"""Azul models for the course pack: features, networks, search, training, checkpoints and arena.
+"""Azul models for the course pack: features, the search's settings, checkpoints and arena (training: the
+pack's one trainer, ``azcourse.alphazero``).
 
 Quick use::
 
@@ -9,6 +10,6 @@ Quick use::
 
 See ``docs/azul_model.md`` for the design and the measured results.
 """
-from .checkpoints import available_models, load_agent, load_network, load_params, make_model_agent
+from .checkpoints import available_models, load_agent, load_network, make_model_agent
 
-__all__ = ["available_models", "load_agent", "load_network", "load_params", "make_model_agent"]
+__all__ = ["available_models", "load_agent", "load_network", "make_model_agent"]

@@ -1,17 +1,10 @@
-"""Azul checkpoints: one format, one loader, and agents from a checkpoint in one call.
+"""Azul checkpoints: the one trainer's format, one loader, and agents from a checkpoint in one call.
 
-Format (``ckpts/<model>/``)
----------------------------
-* ``params.msgpack``: the network's ``'params'`` collection (Dense layers ``hidden_i``,
-  ``policy_head``, ``value_head``; float32 ``kernel``/``bias``), written with
-  ``flax.serialization.to_bytes`` (Flax's msgpack format). Restore it in Flax with
-  ``flax.serialization.msgpack_restore(open(path, 'rb').read())``.
-* ``card.json``: architecture (``hidden``, ``feature_dim``, ``n_actions``, ``param_count``), the
-  training config and budget, the date, and arena results.
-
-``load_params`` reads the file with plain ``msgpack`` (the same wire format: arrays are msgpack
-ext type 1 holding ``(shape, dtype name, bytes)``), so loading a model and playing with it never
-imports JAX: it takes a few milliseconds (tests check it equals Flax's own restore).
+A model is a checkpoint folder of ``azcourse.alphazero`` (``ckpts/azul_<model>/``: ``params.msgpack``, the
+network's ``'params'`` in Flax's msgpack format, read without JAX, and ``card.json``: architecture,
+search settings, training config and budget, arena results). ``load_network`` gives its network with
+Azul's calls (``AzulNet``: a board in, a prior over the legal takes and a value out); the card's
+``search`` entry holds the mixes Azul's search plays it with (``mcts_agent``).
 
 One-call agents::
 
@@ -27,25 +20,24 @@ import json
 import pathlib
 from typing import Mapping
 
-import Azul_Simulator as az
-
 import numpy as np
 
-from azcourse import flax_msgpack
-from azcourse.alphazero.checkpoints import load_checkpoint
+import Azul_Simulator as az
+from azcourse.alphazero.checkpoints import CARD_FILE, PARAMS_FILE, load_checkpoint
 
 from . import features
-from .network import MASK, NumpyAzulNet
 
+MASK = slice(features.MASK_BLOCK, features.MASK_BLOCK + az.ACTION_DIM)  # the legal-move flags inside an encoding
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 CKPT_ROOT = REPO_ROOT / "ckpts"
-PARAMS_FILE = "params.msgpack"
-CARD_FILE = "card.json"
 
 # Search budget of the "+search" agents: simulations per move, capped at 1 s per move. 100
 # simulations take ~50 ms a move on one core; the arena figures in docs/azul_model.md use it.
 DEFAULT_SIMULATIONS = 100
 DEFAULT_TIME_LIMIT = 1.0
+# The search's mixes with the heuristic when a card names none (docs/azul_model.md: at 100 simulations against
+# the yardstick, a network of the one trainer scored 65.5% with both, 53% with the value mix alone, 42% with neither)
+SEARCH_MIXES = {"prior_mix": 0.5, "value_mix": 0.5}
 
 
 def model_dir(name_or_path) -> pathlib.Path:
@@ -59,16 +51,6 @@ def model_dir(name_or_path) -> pathlib.Path:
     return CKPT_ROOT / name
 
 
-def save_params(directory, params: Mapping, card: Mapping | None = None) -> pathlib.Path:
-    """Write ``params.msgpack`` (and ``card.json`` when given) into ``directory``."""
-    directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    flax_msgpack.write_params(directory / PARAMS_FILE, params)
-    if card is not None:
-        write_card(directory, card)
-    return directory
-
-
 def write_card(directory, card: Mapping) -> None:
     path = pathlib.Path(directory) / CARD_FILE
     path.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
@@ -80,8 +62,8 @@ def record_arena(name_or_path, summary: Mapping, key: str | None = None) -> None
     directory = model_dir(name_or_path)
     card = read_card(directory)
     key = key or f"{summary['agent_a']} vs {summary['agent_b']}"
-    keep = ("games", "seed", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_score_a",
-            "mean_score_b", "mean_score_diff", "ms_per_move_a", "wall_s", "workers")
+    keep = ("games", "seed", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "score_rate", "mean_score_a",
+            "mean_score_b", "mean_score_diff", "ms_per_move_a", "ms_per_move_b", "by_seat", "wall_s", "workers")
     card.setdefault("arena", {})[key] = {k: summary[k] for k in keep if k in summary}
     write_card(directory, card)
 
@@ -91,26 +73,14 @@ def read_card(name_or_path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def load_params(name_or_path) -> dict:
-    """The ``'params'`` dict (numpy float32 arrays) of a checkpoint (a model name, a directory
-    holding ``params.msgpack``, or a ``.msgpack`` file), without importing JAX."""
-    path = pathlib.Path(name_or_path)
-    path = path if path.suffix == ".msgpack" else model_dir(name_or_path) / PARAMS_FILE
-    return flax_msgpack.read_params(path)
+def load_network(name_or_path) -> "AzulNet":
+    """The checkpoint's network in numpy (no JAX) with Azul's calls (``AzulNet``)."""
+    return AzulNet(load_checkpoint(model_dir(name_or_path)).net)
 
 
-def load_network(name_or_path):
-    """The checkpoint as a numpy network: ``net(board) -> (prior float64 (181,), value float)``, the
-    prior a softmax over the legal takes, and ``net.policy_action(board)``: ``NumpyAzulNet`` for a model
-    of Azul's own pipeline, ``TrainerAzulNet`` for one of the pack's AlphaZero trainer (its card
-    gives the network's ``encoding_shape``)."""
-    if "encoding_shape" in read_card(name_or_path).get("architecture", {}):
-        return TrainerAzulNet(load_checkpoint(model_dir(name_or_path)).net)
-    return NumpyAzulNet(load_params(name_or_path))
-
-
-class TrainerAzulNet:
-    """An Azul network of the AlphaZero trainer (``azcourse.alphazero``) with ``NumpyAzulNet``'s calls.
+class AzulNet:
+    """An Azul network of the one trainer on a board: ``net(board) -> (prior float64 (181,), value float)``,
+    the prior a softmax over the legal actions (0 elsewhere), the value the mover's expected result in [-1, 1].
 
     Args:
         net: ``azcourse.alphazero.network.NumpyNet`` on ``features.encode`` (1,499 floats), 181 logits.
@@ -118,6 +88,14 @@ class TrainerAzulNet:
 
     def __init__(self, net):
         self.net = net
+
+    def forward(self, x: np.ndarray):
+        """``x`` float32 ``(..., 1499)`` (``features.encode``) -> logits float32 ``(..., 181)`` for every
+        action, legal or not, and the value (a float for one position, float32 ``(B,)`` for a batch)."""
+        if x.ndim == 1:
+            return self.net(x)
+        logits, values = self.net.forward(x.reshape(-1, x.shape[-1]))
+        return logits.reshape(x.shape[:-1] + logits.shape[-1:]), values.reshape(x.shape[:-1])
 
     def logits(self, board: np.ndarray) -> np.ndarray:
         """float32 (181,): the network's logits, illegal actions at -inf."""
@@ -139,7 +117,7 @@ class TrainerAzulNet:
 class PolicyAgent:
     """One network call per move: the legal move with the largest logit."""
 
-    def __init__(self, net: NumpyAzulNet, name: str = "policy"):
+    def __init__(self, net: AzulNet, name: str = "policy"):
         self.net = net
         self.name = name
 
@@ -162,14 +140,15 @@ def load_agent(name_or_path, simulations: int | None = None, time_limit: float |
         search_options: ``prior_mix``, ``value_mix``, ``temperature`` (``mcts_agent.AzulEvaluator``),
             ``c_puct``, ``fpu_reduction``, ``chance_outcomes`` (``mcts_agent.search_config``) and
             ``chance`` (``"round"``: ``chance_outcomes`` 0, the refill a leaf; ``"sample"``: 4 sampled
-            refills unless ``chance_outcomes`` says); defaults come from the card's ``search`` entry.
+            refills unless ``chance_outcomes`` says); defaults come from the card's ``search`` entry, then
+            ``SEARCH_MIXES``.
     """
     net = load_network(name_or_path)
     label = model_dir(name_or_path).name
     if simulations is None and time_limit is None:
         return PolicyAgent(net, label)
     from .mcts_agent import AzulEvaluator, SearchAgent, search_config
-    options = {**read_card(name_or_path).get("search", {}), **search_options}
+    options = {**SEARCH_MIXES, **read_card(name_or_path).get("search", {}), **search_options}
     chance = options.pop("chance", "round")
     if chance not in ("round", "sample"):
         raise ValueError(f"chance is 'round' or 'sample', got {chance!r}")

@@ -41,7 +41,7 @@ class AzulEvaluator:
     ``value``, the other ``-value``). A chance board (the refill) gets values only.
 
     Args:
-        net: ``net(board) -> (prior (181,), value)`` (``NumpyAzulNet``), or None: the heuristic alone.
+        net: ``net(board) -> (prior (181,), value)`` (``checkpoints.AzulNet``), or None: the heuristic alone.
         prior_mix, value_mix: weights of the heuristic's prior and of the network's value, in [0, 1].
         temperature: of the heuristic prior's softmax over projected scores.
     """
