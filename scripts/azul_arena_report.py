@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The evidence of Azul's shipped model: play its card's matches, record them in the card, draw the figure.
+"""The evidence of Azul's shipped models: play their cards' matches, record them in the cards, draw the figure.
 
     python scripts/azul_arena_report.py                       # every row (400 games each, 2 workers)
     python scripts/azul_arena_report.py --rows 3 4 --games 1000
@@ -10,12 +10,14 @@ Each row is a match of ``azcourse.azul.arena`` (seats alternating, each deal pla
 the shipped ``strong`` (policy only: one network call a move; or inside the search, ``strong+search:N``)
 and an opponent: ``random``, ``greedy``, the independent alpha-beta yardstick of
 ``benchmarks/azul_alphabeta.py`` at depth 2 and 3 (``yardstick:<depth>``), and the previous model
-``strong_v1`` (Azul's own pipeline, kept in ``ckpts/azul_strong_v1`` for these rows). Every result goes
-into ``ckpts/azul_strong/card.json`` (``arena``, key ``"<a> vs <b>"``) with its Wilson interval and
-ms a move; the figure ``docs/figures/azul_arena.png`` is drawn from the card, so it shows what the card
-records. ``--curve RUN`` plays every kept checkpoint of a training run (``checkpoints/iter_<k>``), the policy
-alone, against greedy and the yardstick at depth 3 (200 games each), writes ``ckpts/azul_strong/curve.csv``
-(with the run's training time at each) and draws ``docs/figures/azul_strong_training.png`` from it.
+``strong_v1`` (Azul's own pipeline, kept in ``ckpts/azul_strong_v1`` for these rows); and the small
+``baseline``'s own rows. Every result goes into the first agent's card (``ckpts/azul_strong/card.json``,
+``arena``, key ``"<a> vs <b>"``) with its Wilson interval and ms a move; the figure
+``docs/figures/azul_arena.png`` is drawn from the cards, so it shows what they record.
+
+``--curve RUN`` plays every kept checkpoint of a training run (``checkpoints/iter_<k>``), the policy alone,
+against greedy and the yardstick at depth 3 (200 games each), writes ``ckpts/azul_strong/curve.csv`` (with
+the run's training time at each) and draws ``docs/figures/azul_strong_training.png`` from it.
 """
 import argparse
 import csv
@@ -34,11 +36,13 @@ from azcourse.azul.game import Azul  # noqa: E402
 from azcourse.core.arena import play_match  # noqa: E402
 
 MODEL = "azul_strong"
-SEARCH = "strong+search:800"  # 800 simulations: well under 0.5 s a move on the 2-core machine
+SEARCH = "strong+search:200"  # 200 simulations: well under 0.5 s a move on the 2-core machine
 ROWS = [
     ("strong", "random"), ("strong", "greedy"), ("strong", "yardstick:2"), ("strong", "yardstick:3"),
     ("strong", "strong_v1"), ("strong", "strong_v1+search"),
-    (SEARCH, "greedy"), (SEARCH, "yardstick:3"), (SEARCH, "strong_v1+search:800"),
+    ("strong+search", "greedy"), ("strong+search", "yardstick:3"), (SEARCH, "yardstick:3"),
+    (SEARCH, "strong_v1+search:800"),
+    ("baseline", "random"), ("baseline", "greedy"), ("baseline", "yardstick:2"),
 ]
 GAMES, SEED = 400, 0
 FIGURE = ROOT / "docs" / "figures" / "azul_arena.png"
@@ -54,12 +58,17 @@ def opponent(spec: str):
     return functools.partial(arena_agent, spec)
 
 
+def card_of(agent: str) -> str:
+    """The checkpoint whose card records a row of ``agent`` ("strong+search:200" -> "azul_strong")."""
+    return "azul_" + agent.split("+")[0]
+
+
 def play_row(a: str, b: str, games: int, seed: int, workers: int | None) -> dict:
-    """One row, A's view, recorded in the model's card."""
+    """One row, A's view, recorded in A's card."""
     summary = play_match(Azul, functools.partial(arena_agent, a), opponent(b), games, seed, paired_deals=True,
                          workers=workers, progress=True, names=(a, b))
     print(summary.text(), flush=True)
-    record_arena(MODEL, summary.as_dict())
+    record_arena(card_of(a), summary.as_dict())
     return summary.as_dict()
 
 
@@ -114,7 +123,7 @@ def plot(out=FIGURE) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    arena = read_card(MODEL).get("arena", {})
+    arena = {key: row for a in {card_of(a) for a, _ in ROWS} for key, row in read_card(a).get("arena", {}).items()}
     played = [(a, b) for a, b in ROWS if f"{a} vs {b}" in arena]
     rows = [arena[f"{a} vs {b}"] for a, b in played]
     games = np.array([r["games"] for r in rows], float)
@@ -130,7 +139,7 @@ def plot(out=FIGURE) -> None:
     ax.axhline(0.5, color="black", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
     ax.set_ylabel("fraction of the games (95% Wilson CI on wins)")
-    ax.set_title(f"{MODEL}: policy alone (left) and inside the search (right), seats alternating, deals paired")
+    ax.set_title("Azul's models: the policy alone and inside the search, seats alternating, deals paired")
     ax.tick_params(axis="x", labelsize=7)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()

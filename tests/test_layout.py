@@ -58,6 +58,28 @@ def test_the_generic_layer_imports_no_game(path):
     assert not bad, f"{path.name} imports a game: {sorted(bad)}"
 
 
+# The one tree search (its selection and backup) and its compiled twin for Othello and Hex (tested to play the same
+# games); the one AlphaZero trainer and part 4's seed algorithm (on-policy MCTS with an ANET, the Hex homework).
+SEARCH_MODULES = {"azcourse/core/mcts.py", "azcourse/alphazero/compiled_search.py"}
+TRAINER_MODULES = {"azcourse/alphazero/train.py", "azcourse/hex/train.py"}
+SEARCH_STEP = re.compile(r"_?(select|backup|backprop|backpropagate|puct|ucb|uct)(_.*)?")
+
+
+def test_one_tree_search_and_one_trainer():
+    """No game package grows its own search or training loop again (Azul's went with issue 37): only the
+    modules above define a search's selection or backup (a function or method named so) or a top-level
+    ``train``."""
+    searching, training = set(), set()
+    for path in sorted(AZCOURSE.rglob("*.py")):
+        tree, where = ast.parse(path.read_text()), str(path.relative_to(REPO_ROOT))
+        if any(isinstance(node, ast.FunctionDef) and SEARCH_STEP.fullmatch(node.name) for node in ast.walk(tree)):
+            searching.add(where)
+        if any(isinstance(node, ast.FunctionDef) and node.name == "train" for node in tree.body):
+            training.add(where)
+    assert searching == SEARCH_MODULES
+    assert training == TRAINER_MODULES
+
+
 MACHINERY = sorted((REPO_ROOT / "autograder").glob("*.py"))
 
 
