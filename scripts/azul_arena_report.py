@@ -42,7 +42,7 @@ ROWS = [
     ("strong", "strong_v1"), ("strong", "strong_v1+search"),
     ("strong+search", "greedy"), ("strong+search", "yardstick:3"), (SEARCH, "yardstick:3"),
     (SEARCH, "strong_v1+search:800"),
-    ("baseline", "random"), ("baseline", "greedy"), ("baseline", "yardstick:2"),
+    ("baseline", "random"), ("baseline", "greedy"), ("baseline", "yardstick:2"), ("baseline", "yardstick:3"),
 ]
 GAMES, SEED = 400, 0
 FIGURE = ROOT / "docs" / "figures" / "azul_arena.png"
