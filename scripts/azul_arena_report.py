@@ -130,8 +130,8 @@ def plot(out=FIGURE) -> None:
     wins, draws = np.array([r["wins"] for r in rows]) / games, np.array([r["draws"] for r in rows]) / games
     low = wins - np.array([r["win_rate_ci95"][0] for r in rows])
     high = np.array([r["win_rate_ci95"][1] for r in rows]) - wins
-    labels = [f"{a}\nvs {b}" for a, b in played]
-    fig, ax = plt.subplots(figsize=(11, 4.8))
+    labels = [f"{a} vs {b}" for a, b in played]
+    fig, ax = plt.subplots(figsize=(11, 5.6))
     ax.bar(labels, wins, color="tab:green", label="wins")
     ax.bar(labels, draws, bottom=wins, color="tab:gray", label="draws")
     ax.bar(labels, 1 - wins - draws, bottom=wins + draws, color="tab:red", label="losses")
@@ -140,7 +140,7 @@ def plot(out=FIGURE) -> None:
     ax.set_ylim(0, 1)
     ax.set_ylabel("fraction of the games (95% Wilson CI on wins)")
     ax.set_title("Azul's models: the policy alone and inside the search, seats alternating, deals paired")
-    ax.tick_params(axis="x", labelsize=7)
+    plt.setp(ax.get_xticklabels(), rotation=35, ha="right", fontsize=8)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=100)

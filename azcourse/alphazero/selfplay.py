@@ -129,8 +129,8 @@ def final_margins(game, state, movers: list) -> np.ndarray | None:
     None for a game without ``scores(state) -> (seat 0's, seat 1's)``."""
     if not hasattr(game, "scores"):
         return None
-    scores = np.asarray(game.scores(state), np.float64)
-    return (scores[np.asarray(movers, dtype=np.int64)] - scores[1 - np.asarray(movers, dtype=np.int64)]).astype(np.float32)
+    scores, seats = np.asarray(game.scores(state), np.float64), np.asarray(movers, dtype=np.int64)
+    return (scores[seats] - scores[1 - seats]).astype(np.float32)
 
 
 def positions(game, played: SelfPlayGame, symmetries: bool = True, discount: float = 1.0,
