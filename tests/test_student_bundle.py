@@ -65,7 +65,8 @@ EXPECTED = {
                             "azcourse/alphazero/__init__.py", "azcourse/alphazero/checkpoints.py",
                             "azcourse/alphazero/network.py", "azcourse/registry.py", "azcourse/core/alphabeta.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
-                     for name in ("card.json", "config.toml", "log.csv", "params.msgpack")],
+                     for name in ("card.json", "config.toml", "log.csv", "params.msgpack")]
+                  + ["ckpts/azul_strong/curve.csv"],  # the learning curve of its run
     # ckpts/hex5: the run folder that cached_anets(run_dir_for("hex5")) reads, every anet_<episode>/ in it
     "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/core/__init__.py",
                                "azcourse/core/agents.py", "azcourse/core/mcts.py",
