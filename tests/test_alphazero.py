@@ -97,49 +97,11 @@ def test_shipped_checkpoint_is_the_config_run_and_never_loses_to_minimax():
 
 
 # -- exact resume (and gating) on 3x3 Hex ---------------------------------------------------------------
-@pytest.fixture(scope="module")
-def hex_runs(tmp_path_factory):
-    """The tiny Hex run twice: straight through, and interrupted inside its second iteration then
-    continued. Returns both run folders."""
+def interrupt_in_second_iteration(config, run_dir) -> None:
+    """Train ``config`` in ``run_dir`` and interrupt it inside its second iteration (self-play and training
+    done, nothing of that iteration saved yet); the log then holds iteration 1 alone."""
     from azcourse.alphazero import train as train_module
 
-    base = tmp_path_factory.mktemp("hex")
-    config = AlphaZeroConfig(**TINY_HEX)
-    train(config, base / "straight", show_progress=False)
-    original = train_module.gate
-
-    def interrupted(run):
-        if run.iteration == 1:  # self-play and training of iteration 2 done, nothing saved yet
-            raise KeyboardInterrupt
-        return original(run)
-    train_module.gate = interrupted
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            train(config, base / "resumed", show_progress=False)
-    finally:
-        train_module.gate = original
-    assert [r["iteration"] for r in log_rows(base / "resumed")] == ["1"]
-    train(config, base / "resumed", show_progress=False)
-    return base / "straight", base / "resumed"
-
-
-def test_resume_after_an_interruption_is_bit_identical(hex_runs):
-    straight, resumed = hex_runs
-    for name in ("best", "checkpoints/iter_0001", "checkpoints/iter_0002"):
-        assert (straight / name / PARAMS_FILE).read_bytes() == (resumed / name / PARAMS_FILE).read_bytes(), name
-    assert (straight / "resume" / "state.msgpack").exists()
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_FIELDS} for r in rows]  # noqa: E731
-    assert strip(log_rows(straight)) == strip(log_rows(resumed))
-    assert len(log_rows(resumed)) == 2
-
-
-def test_a_run_that_writes_its_state_less_often_repeats_the_lost_iterations_to_the_same_result(hex_runs, tmp_path):
-    """``resume_every = 2``: interrupted in iteration 2, the run's state is still the start's, so the
-    continued run drops iteration 1's log row, plays it again and ends as the uninterrupted run."""
-    from azcourse.alphazero import train as train_module
-
-    straight, _ = hex_runs
-    config = AlphaZeroConfig(**{**TINY_HEX, "resume_every": 2})
     original = train_module.gate
 
     def interrupted(run):
@@ -149,17 +111,50 @@ def test_a_run_that_writes_its_state_less_often_repeats_the_lost_iterations_to_t
     train_module.gate = interrupted
     try:
         with pytest.raises(KeyboardInterrupt):
-            train(config, tmp_path / "run", show_progress=False)
+            train(config, run_dir, show_progress=False)
     finally:
         train_module.gate = original
-    assert [r["iteration"] for r in log_rows(tmp_path / "run")] == ["1"]
+    assert [r["iteration"] for r in log_rows(run_dir)] == ["1"]
+
+
+def assert_same_run(straight, other) -> None:
+    """The same parameters, byte for byte, and the same log (timings aside) in two folders of the tiny run."""
+    for name in ("best", "checkpoints/iter_0001", "checkpoints/iter_0002"):
+        assert (straight / name / PARAMS_FILE).read_bytes() == (other / name / PARAMS_FILE).read_bytes(), name
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_FIELDS} for r in rows]  # noqa: E731
+    assert strip(log_rows(straight)) == strip(log_rows(other))
+
+
+@pytest.fixture(scope="module")
+def hex_runs(tmp_path_factory):
+    """The tiny Hex run twice: straight through, and interrupted inside its second iteration then
+    continued. Returns both run folders."""
+    base = tmp_path_factory.mktemp("hex")
+    config = AlphaZeroConfig(**TINY_HEX)
+    train(config, base / "straight", show_progress=False)
+    interrupt_in_second_iteration(config, base / "resumed")
+    train(config, base / "resumed", show_progress=False)
+    return base / "straight", base / "resumed"
+
+
+def test_resume_after_an_interruption_is_bit_identical(hex_runs):
+    straight, resumed = hex_runs
+    assert_same_run(straight, resumed)
+    assert (straight / "resume" / "state.msgpack").exists()
+    assert len(log_rows(resumed)) == 2
+
+
+def test_a_run_that_writes_its_state_less_often_repeats_the_lost_iterations_to_the_same_result(hex_runs, tmp_path):
+    """``resume_every = 2``: interrupted in iteration 2, the run's state is still the start's, so the
+    continued run drops iteration 1's log row, plays it again and ends as the uninterrupted run."""
     from flax import serialization
+
+    straight, _ = hex_runs
+    config = AlphaZeroConfig(**{**TINY_HEX, "resume_every": 2})
+    interrupt_in_second_iteration(config, tmp_path / "run")
     assert serialization.msgpack_restore((tmp_path / "run" / "resume" / "state.msgpack").read_bytes())["iteration"] == 0
     train(config, tmp_path / "run", show_progress=False)
-    for name in ("best", "checkpoints/iter_0001", "checkpoints/iter_0002"):
-        assert (straight / name / PARAMS_FILE).read_bytes() == (tmp_path / "run" / name / PARAMS_FILE).read_bytes(), name
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_FIELDS} for r in rows]  # noqa: E731
-    assert strip(log_rows(straight)) == strip(log_rows(tmp_path / "run"))
+    assert_same_run(straight, tmp_path / "run")
 
 
 def test_log_has_every_term_and_gating_decides_the_best_network(hex_runs):
