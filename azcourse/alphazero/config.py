@@ -9,6 +9,7 @@ explains every key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from typing import Any, Mapping
 
@@ -64,6 +65,12 @@ class AlphaZeroConfig:
         action_head: add the ``action_head`` layer that reads each action's own features (a game with
             ``action_features``, e.g. Azul; ``network``).
         optimizer, learning_rate: ``"adam"`` or ``"sgd"`` (momentum 0.9).
+        anneal_start, learning_rate_final: an annealed learning rate: ``learning_rate`` up to iteration
+            ``anneal_start``, then a cosine down to ``learning_rate_final`` at the last iteration (both 0:
+            ``learning_rate`` throughout; see ``learning_rate_at``).
+        average_from: 0, or the checkpoints (``best/`` and ``checkpoints/``) hold the mean of the learner's
+            parameters after each iteration from ``average_from`` on (stochastic weight averaging), while
+            self-play keeps the learner's own; needs ``gate_games = 0``.
         weight_decay: L2 penalty ``c * sum(kernel ** 2)`` added to the loss.
         value_weight: weight of the value MSE in the loss (the policy cross-entropy has weight 1).
         value_discount: the value target of a position k moves before the end is
@@ -128,6 +135,9 @@ class AlphaZeroConfig:
     action_head: bool = False
     optimizer: str = "adam"
     learning_rate: float = 0.003
+    anneal_start: int = 0
+    learning_rate_final: float = 0.0
+    average_from: int = 0
     weight_decay: float = 1e-4
     value_weight: float = 1.0
     value_discount: float = 1.0
@@ -177,6 +187,13 @@ class AlphaZeroConfig:
              "channels and hidden must be lists of positive integers, e.g. [64, 64] (or [])"),
             (self.optimizer in OPTIMIZERS, f"optimizer must be one of {', '.join(OPTIMIZERS)}"),
             (self.learning_rate > 0, "learning_rate must be positive"),
+            (self.anneal_start >= 0 and 0 <= self.learning_rate_final <= self.learning_rate,
+             "anneal_start must be 0 or more and learning_rate_final lie between 0 and learning_rate"),
+            ((self.anneal_start == 0) == (self.learning_rate_final == 0),
+             "anneal_start and learning_rate_final go together: set both (an annealed learning rate) or neither"),
+            (self.average_from >= 0, "average_from must be 0 (no averaging) or an iteration"),
+            (self.average_from == 0 or self.gate_games == 0,
+             "average_from needs gate_games = 0 (the gate compares the learner's networks, not their average)"),
             (self.weight_decay >= 0 and self.value_weight >= 0, "weight_decay and value_weight must be 0 or more"),
             (0 < self.value_discount <= 1, "value_discount must lie in (0, 1] (1: the final result undiscounted)"),
             (self.value_margin_scale >= 0, "value_margin_scale must be 0 (the result alone) or more"),
@@ -208,6 +225,20 @@ class AlphaZeroConfig:
             return self.simulations
         done = min(max(iteration - 1, 0), self.simulations_growth_iterations)
         return self.simulations_start + (self.simulations - self.simulations_start) * done // self.simulations_growth_iterations
+
+    def learning_rate_at(self, iteration: int) -> float:
+        """The learning rate of ``iteration``'s training (1: the first; the warm start trains at iteration
+        1's): ``learning_rate`` up to ``anneal_start``, then ``learning_rate_final + (learning_rate -
+        learning_rate_final) * (1 + cos(pi * t)) / 2`` with ``t`` the share of the iterations after
+        ``anneal_start`` done (1 at ``iterations``)."""
+        if self.anneal_start == 0 or iteration <= self.anneal_start:
+            return self.learning_rate
+        t = min(1.0, (iteration - self.anneal_start) / max(self.iterations - self.anneal_start, 1))
+        return self.learning_rate_final + (self.learning_rate - self.learning_rate_final) * (1 + math.cos(math.pi * t)) / 2
+
+    def averaged(self, iteration: int) -> bool:
+        """Whether the learner's parameters after ``iteration`` join the checkpoints' average (``average_from``)."""
+        return 0 < self.average_from <= iteration
 
     def to_dict(self) -> dict[str, Any]:
         """The config as JSON/TOML-able data (lists for the layer widths)."""

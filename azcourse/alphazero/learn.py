@@ -56,8 +56,9 @@ def make_loss(module, value_weight: float, weight_decay: float) -> Callable:
 
 
 def make_train_steps(loss: Callable, optimizer) -> Callable:
-    """A jitted ``steps(params, opt_state, xs, pis, zs, ws=None) -> (params, opt_state, terms)``: one
-    optimizer step per minibatch, ``xs`` ``(S, B, *encoding_shape)``, ``pis`` ``(S, B, A)``, ``zs``
+    """A jitted ``steps(params, opt_state, xs, pis, zs, ws=None, scale=1.0) -> (params, opt_state, terms)``:
+    one optimizer step per minibatch, each update times ``scale`` (the learning rate of an annealed run
+    over the optimizer's own: for Adam and SGD with momentum, the step that learning rate takes), ``xs`` ``(S, B, *encoding_shape)``, ``pis`` ``(S, B, A)``, ``zs``
     and the policy weights ``ws`` ``(S, B)`` (a ``lax.scan`` over the S minibatches: one call, one
     compilation per shape); ``terms`` float32 ``(S, 3)``: each step's loss terms before its update."""
     import jax
@@ -65,16 +66,21 @@ def make_train_steps(loss: Callable, optimizer) -> Callable:
 
     grad = jax.value_and_grad(loss, has_aux=True)
 
-    def one(carry, batch):
-        params, opt_state = carry
-        (_, terms), grads = grad(params, *batch)
-        updates, opt_state = optimizer.update(grads, opt_state, params)
-        return (optax.apply_updates(params, updates), opt_state), terms
+    def steps_scaled(params, opt_state, xs, pis, zs, ws, scale):
+        def one(carry, batch):
+            params, opt_state = carry
+            (_, terms), grads = grad(params, *batch)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            updates = jax.tree_util.tree_map(lambda u: u * scale, updates)
+            return (optax.apply_updates(params, updates), opt_state), terms
 
-    @jax.jit
-    def steps(params, opt_state, xs, pis, zs, ws=None):
         (params, opt_state), terms = jax.lax.scan(one, (params, opt_state), (xs, pis, zs, ws))
         return params, opt_state, terms
+
+    jitted = jax.jit(steps_scaled)
+
+    def steps(params, opt_state, xs, pis, zs, ws=None, scale=1.0):
+        return jitted(params, opt_state, xs, pis, zs, ws, scale)
     return steps
 
 

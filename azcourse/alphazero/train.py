@@ -15,15 +15,17 @@ Each iteration:
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
 3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
-   loss = value MSE + policy cross-entropy (over the positions with a policy target) + L2 (``learn``);
-   the mean of each term is logged.
+   loss = value MSE + policy cross-entropy (over the positions with a policy target) + L2 (``learn``),
+   at the iteration's learning rate (``AlphaZeroConfig.learning_rate_at``: constant, or annealed after
+   ``anneal_start``); the mean of each term is logged.
 4. Gating (``gate_games > 0``): the new network plays the best one; it becomes the best if its
    score rate reaches ``gate_threshold``. Without gating the new network is always the best.
-5. Bookkeeping: one row of ``log.csv``, the best network to ``best/`` (a checkpoint with its card),
+5. Bookkeeping: one row of ``log.csv``, the best network to ``best/`` (a checkpoint with its card;
+   from ``average_from`` on, this and the kept copies hold the mean of the learner's networks since),
    every ``checkpoint_every`` iterations (and the last) a kept copy ``checkpoints/iter_<k>``, and
    every ``resume_every`` iterations (and the last) the resumable state ``resume/state.msgpack``
-   (parameters, best parameters, optimizer state, replay window, generator state, iteration), written
-   atomically.
+   (parameters, best parameters, average, optimizer state, replay window, generator state, iteration),
+   written atomically.
 
 Before the first iteration a run may warm-start by imitating the game's teacher (``warm_start``).
 
@@ -64,10 +66,11 @@ from .workers import cheap_config, make_pool, predictor_for, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
-              "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
+              "learning_rate", "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
-# keys that may change when a run continues
-RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path")
+# keys that may change when a run continues (the schedules only where the iterations done keep theirs: ``restore``)
+RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path",
+                     "anneal_start", "learning_rate_final", "average_from")
 
 
 class TrainResult(NamedTuple):
@@ -84,6 +87,8 @@ class Run:
     Attributes:
         game, spec: the game and the network's shape; optimizer, steps: ``learn.training_for``.
         params, best_params: the trained network and the one self-play uses (equal without gating).
+        average, averaged: the mean of the learner's parameters over the ``averaged`` iterations since
+            ``average_from`` (None and 0 before); ``exported`` is what the checkpoints hold.
         opt_state: the optimizer's state.
         replay: the ``ReplayWindow``.
         rng: the run's one ``numpy.random.Generator`` (self-play, noise, minibatches, gating seeds).
@@ -114,6 +119,7 @@ class Run:
         self.optimizer, self.steps = learn.training_for(self.spec, config.optimizer, config.learning_rate,
                                                         config.value_weight, config.weight_decay)
         self.params = self.best_params = init_params(self.spec, config.seed)
+        self.average, self.averaged = None, 0
         self.opt_state = self.optimizer.init(self.params)
         self.replay = ReplayWindow(config.replay_positions, self.spec.encoding_shape, self.spec.actions)
         self.rng = np.random.default_rng(config.seed)
@@ -124,7 +130,8 @@ class Run:
         """The resumable state, written atomically (an interruption leaves the previous one)."""
         from flax import serialization
 
-        blob = {"params": self.params, "best_params": self.best_params,
+        blob = {"params": self.params, "best_params": self.best_params, "averaged": self.averaged,
+                **({"average": self.average} if self.averaged else {}),
                 "opt_state": serialization.to_state_dict(self.opt_state), "replay": self.replay.arrays(),
                 "iteration": self.iteration, "wall_s": self.wall_s, "totals": json.dumps(self.totals),
                 "rng": json.dumps(self.rng.bit_generator.state), "config": json.dumps(self.config.to_dict())}
@@ -135,15 +142,24 @@ class Run:
         """Continue from a state ``save`` wrote for a run of the same config (``RESUMABLE_CHANGES`` aside).
 
         Raises:
-            ConfigError: the saved run's config differs in another key.
+            ConfigError: the saved run's config differs in another key, or a change of schedule would
+                give an iteration already done another learning rate or average.
         """
         from flax import serialization
 
         blob = serialization.msgpack_restore(path.read_bytes())
         saved = {**AlphaZeroConfig().to_dict(), **json.loads(blob["config"])}  # keys added since: their defaults
         check_resumable(saved, self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
+        done, before = int(blob["iteration"]), AlphaZeroConfig(**saved)
+        if any(before.learning_rate_at(i) != self.config.learning_rate_at(i)
+               or before.averaged(i) != self.config.averaged(i) for i in range(1, done + 1)):
+            raise ConfigError(f"{path.parent.parent} has done {done} iterations; a new anneal_start, "
+                              "learning_rate_final, average_from or iterations may change the iterations after "
+                              "those only (anneal_start and average_from above the iterations done)")
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
+        self.averaged = int(blob.get("averaged", 0))
+        self.average = serialization.from_state_dict(self.params, blob["average"]) if self.averaged else None
         self.opt_state = serialization.from_state_dict(self.opt_state, blob["opt_state"])
         self.replay = ReplayWindow.from_arrays(self.config.replay_positions, blob["replay"])
         self.rng.bit_generator.state = json.loads(blob["rng"])
@@ -159,6 +175,23 @@ class Run:
         generator."""
         predictor = predictor_for(self.config, self.game, self.spec, params)
         return MCTS(self.game, NetworkEvaluator(predictor), search_config(self.config, simulations), self.rng)
+
+    def accumulate(self) -> None:
+        """Add the learner's parameters of the iteration just finished to the average (``average_from``)."""
+        if not self.config.averaged(self.iteration):
+            return
+        import jax
+
+        self.averaged += 1
+        if self.average is None:
+            self.average = self.params
+        else:
+            self.average = jax.tree_util.tree_map(lambda a, p: a + (p - a) / self.averaged, self.average, self.params)
+
+    @property
+    def exported(self):
+        """The network the checkpoints hold: the average once there is one, else the best."""
+        return self.best_params if self.average is None else self.average
 
     @property
     def batched(self) -> bool:
@@ -238,15 +271,18 @@ def fit(run: Run, steps: int | None = None) -> dict:
     c = run.config
     steps = c.train_steps if steps is None else steps
     if steps == 0:
-        return {key: "" for key in (*learn.TERMS, "total_loss", "train_s")}
+        return {key: "" for key in (*learn.TERMS, "total_loss", "learning_rate", "train_s")}
     started = time.perf_counter()
     xs, pis, zs, ws = run.replay.sample(steps, c.batch_size, run.rng)
     # without cheap moves every position has a policy target: today's loss, without the weights
     ws = ws if c.cheap_fraction > 0 else None
-    run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs, ws)
+    learning_rate = c.learning_rate_at(run.iteration + 1)
+    run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs, ws,
+                                                 learning_rate / c.learning_rate)
     means = np.asarray(terms, np.float64).mean(axis=0)
     row = {key: round(float(value), 5) for key, value in zip(learn.TERMS, means)}
     row["total_loss"] = round(float(c.value_weight * means[0] + means[1] + means[2]), 5)
+    row["learning_rate"] = float(f"{learning_rate:.6g}")
     row["train_s"] = round(time.perf_counter() - started, 3)
     return row
 
@@ -326,15 +362,17 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
             started = time.perf_counter()
             row = {"iteration": run.iteration + 1, **self_play(run, show_progress, pool), **fit(run), **gate(run)}
             run.iteration += 1
+            run.accumulate()
             run.wall_s += time.perf_counter() - started
             row["wall_s"] = round(run.wall_s, 1)
             figures = {**run.totals, "wall_time_s": row["wall_s"],
                        "last_iteration": {k: row[k] for k in LOG_FIELDS if k not in ("iteration", "wall_s")}}
-            card = make_card(run, run.best_params, run.iteration, figures, command)
-            save_checkpoint(run_dir / BEST_DIR, run.best_params, card)
+            card = make_card(run, run.exported, run.iteration, figures, command)
+            save_checkpoint(run_dir / BEST_DIR, run.exported, card)
             if run.iteration % config.checkpoint_every == 0 or run.iteration == config.iterations:
-                save_checkpoint(run_dir / CHECKPOINTS / f"iter_{run.iteration:04d}", run.params,
-                                make_card(run, run.params, run.iteration, figures, command))
+                kept = run.params if run.average is None else run.average
+                save_checkpoint(run_dir / CHECKPOINTS / f"iter_{run.iteration:04d}", kept,
+                                make_card(run, kept, run.iteration, figures, command))
             with log_path.open("a", newline="") as f:
                 csv.DictWriter(f, LOG_FIELDS).writerow(row)
             if run.iteration % config.resume_every == 0 or run.iteration == config.iterations:
