@@ -153,6 +153,38 @@ def test_worker_processes_play_the_games_of_the_same_shares_in_this_process():
     assert SelfPlayWorker(config.to_dict()).play(params, seeds[:1])[0].moves == played[0].moves
 
 
+ORPHAN_SCRIPT = """
+import sys
+from azcourse.alphazero.config import AlphaZeroConfig
+from azcourse.alphazero.workers import ProcessPool
+pool = ProcessPool(AlphaZeroConfig(game="tictactoe").to_dict(), 2)
+print(*pool.executor._processes, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_worker_processes_end_when_the_trainer_is_killed_outright():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    trainer = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    try:
+        workers = [int(pid) for pid in trainer.stdout.readline().split()]
+        assert len(workers) == 2 and all(os.path.exists(f"/proc/{pid}") for pid in workers)
+    finally:
+        trainer.send_signal(signal.SIGKILL)
+        trainer.wait()
+    alive = lambda pid: os.path.exists(f"/proc/{pid}") and "zombie" not in open(f"/proc/{pid}/status").read()  # noqa: E731
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(pid) for pid in workers), "a worker outlived its trainer"
+
+
 def log_rows(run_dir):
     with (run_dir / "log.csv").open() as f:
         return [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in csv.DictReader(f)]

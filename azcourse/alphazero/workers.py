@@ -12,7 +12,7 @@ games in seed order:
 
 * ``InProcessPool``: one worker in this process (``workers = 1``);
 * ``ProcessPool``: ``workers`` processes of this machine (``concurrent.futures``, spawned, so the
-  learner's JAX state is never forked);
+  learner's JAX state is never forked; each ends itself when the trainer is killed);
 * ``RayPool``: ``workers`` Ray actors on a cluster (``--ray auto`` or ``--ray ADDRESS``; Ray is the
   optional extra ``pip install .[cluster]``).
 
@@ -29,6 +29,8 @@ import concurrent.futures
 import dataclasses
 import multiprocessing
 import os
+import threading
+import time
 
 import numpy as np
 
@@ -138,10 +140,19 @@ class InProcessPool:
 _WORKER: SelfPlayWorker | None = None  # the worker of a ProcessPool process
 
 
-def _start_worker(config: dict) -> None:
+def _start_worker(config: dict, parent: int) -> None:
     global _WORKER
     os.environ.setdefault("JAX_PLATFORMS", "cpu")  # the learner keeps the GPU, if any
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     _WORKER = SelfPlayWorker(config)
+
+
+def _exit_with(parent: int, every_s: float = 1.0) -> None:
+    """End this worker once the trainer that started it (pid ``parent``) is gone: a trainer killed outright
+    runs no clean-up, and its workers would go on taking the cores."""
+    while os.getppid() == parent:
+        time.sleep(every_s)
+    os._exit(1)
 
 
 def _play_share(params, seeds, simulations) -> list[SelfPlayGame]:
@@ -154,7 +165,7 @@ class ProcessPool:
     def __init__(self, config: dict, workers: int):
         self.workers, self.where = workers, f"{workers} processes"
         self.executor = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(config,))
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(config, os.getpid()))
         saved = {key: os.environ.get(key) for key in ONE_THREAD}
         os.environ.update(ONE_THREAD)  # what the processes inherit: they are all started here
         try:
