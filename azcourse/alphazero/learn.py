@@ -57,10 +57,11 @@ def make_loss(module, value_weight: float, weight_decay: float) -> Callable:
 
 def make_train_steps(loss: Callable, optimizer) -> Callable:
     """A jitted ``steps(params, opt_state, xs, pis, zs, ws=None, scale=1.0) -> (params, opt_state, terms)``:
-    one optimizer step per minibatch, each update times ``scale`` (the learning rate of an annealed run
-    over the optimizer's own: for Adam and SGD with momentum, the step that learning rate takes), ``xs`` ``(S, B, *encoding_shape)``, ``pis`` ``(S, B, A)``, ``zs``
+    one optimizer step per minibatch, ``xs`` ``(S, B, *encoding_shape)``, ``pis`` ``(S, B, A)``, ``zs``
     and the policy weights ``ws`` ``(S, B)`` (a ``lax.scan`` over the S minibatches: one call, one
-    compilation per shape); ``terms`` float32 ``(S, 3)``: each step's loss terms before its update."""
+    compilation per shape); ``terms`` float32 ``(S, 3)``: each step's loss terms before its update.
+    Each update is multiplied by ``scale``, a float (an annealed run's learning rate over the
+    optimizer's own: for Adam and SGD with momentum, the step that learning rate takes)."""
     import jax
     import optax
 

@@ -66,7 +66,8 @@ from .workers import cheap_config, make_pool, predictor_for, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
-              "learning_rate", "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted", "wall_s")
+              "learning_rate", "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted",
+              "wall_s")
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
 # keys that may change when a run continues (the schedules only where the iterations done keep theirs: ``restore``)
 RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path",
