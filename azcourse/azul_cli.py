@@ -24,8 +24,7 @@ OPPONENTS = {
     "strong+search:800": "800 simulations, about 0.15 s a move: more search than 200 simulations, "
                          "which won 309 of 400 (3 draws) against the yardstick",
     "strong+search:0.5s": "as much search as 0.5 s a move allows (the strongest that answers within "
-                          "about half a second): more than 200 simulations, which won 281 of 400 against "
-                          "the yardstick",
+                          "about half a second); won 173 of 200 (1 draw) against the yardstick",
 }
 DEFAULT_OPPONENT = "strong+search:0.5s"
 
