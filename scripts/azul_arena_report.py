@@ -43,7 +43,8 @@ ROWS = [
     ("strong+search", "greedy"), ("strong+search", "yardstick:3"), (SEARCH, "yardstick:3"),
     (SEARCH, "strong_v1+search:800"),
     ("baseline", "random"), ("baseline", "greedy"), ("baseline", "yardstick:2"), ("baseline", "yardstick:3"),
-    ("strong+search:0.5s", "yardstick:3"),  # play.py's default opponent: about an hour of both cores at 400 games
+    ("strong+search:0.5s", "yardstick:3"),  # play.py's default opponent: 42 minutes of both cores at 400 games
+    ("strong+search:0.5s", "strong_v1+search:800"),
 ]
 GAMES, SEED = 400, 0
 FIGURE = ROOT / "docs" / "figures" / "azul_arena.png"
