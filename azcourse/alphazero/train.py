@@ -88,8 +88,8 @@ class Run:
     Attributes:
         game, spec: the game and the network's shape; optimizer, steps: ``learn.training_for``.
         params, best_params: the trained network and the one self-play uses (equal without gating).
-        average, averaged: the mean of the learner's parameters over the ``averaged`` iterations since
-            ``average_from`` (None and 0 before); ``exported`` is what the checkpoints hold.
+        average: the mean of the learner's parameters over the iterations done since ``average_from``
+            (None before); ``exported`` is what the checkpoints hold.
         opt_state: the optimizer's state.
         replay: the ``ReplayWindow``.
         rng: the run's one ``numpy.random.Generator`` (self-play, noise, minibatches, gating seeds).
@@ -120,7 +120,7 @@ class Run:
         self.optimizer, self.steps = learn.training_for(self.spec, config.optimizer, config.learning_rate,
                                                         config.value_weight, config.weight_decay)
         self.params = self.best_params = init_params(self.spec, config.seed)
-        self.average, self.averaged = None, 0
+        self.average = None
         self.opt_state = self.optimizer.init(self.params)
         self.replay = ReplayWindow(config.replay_positions, self.spec.encoding_shape, self.spec.actions)
         self.rng = np.random.default_rng(config.seed)
@@ -131,8 +131,8 @@ class Run:
         """The resumable state, written atomically (an interruption leaves the previous one)."""
         from flax import serialization
 
-        blob = {"params": self.params, "best_params": self.best_params, "averaged": self.averaged,
-                **({"average": self.average} if self.averaged else {}),
+        blob = {"params": self.params, "best_params": self.best_params,
+                **({"average": self.average} if self.average is not None else {}),
                 "opt_state": serialization.to_state_dict(self.opt_state), "replay": self.replay.arrays(),
                 "iteration": self.iteration, "wall_s": self.wall_s, "totals": json.dumps(self.totals),
                 "rng": json.dumps(self.rng.bit_generator.state), "config": json.dumps(self.config.to_dict())}
@@ -159,8 +159,7 @@ class Run:
                               "those only (anneal_start and average_from above the iterations done)")
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
-        self.averaged = int(blob.get("averaged", 0))
-        self.average = serialization.from_state_dict(self.params, blob["average"]) if self.averaged else None
+        self.average = serialization.from_state_dict(self.params, blob["average"]) if "average" in blob else None
         self.opt_state = serialization.from_state_dict(self.opt_state, blob["opt_state"])
         self.replay = ReplayWindow.from_arrays(self.config.replay_positions, blob["replay"])
         self.rng.bit_generator.state = json.loads(blob["rng"])
@@ -183,11 +182,11 @@ class Run:
             return
         import jax
 
-        self.averaged += 1
+        count = self.iteration - self.config.average_from + 1  # this iteration's network included
         if self.average is None:
             self.average = self.params
         else:
-            self.average = jax.tree_util.tree_map(lambda a, p: a + (p - a) / self.averaged, self.average, self.params)
+            self.average = jax.tree_util.tree_map(lambda a, p: a + (p - a) / count, self.average, self.params)
 
     @property
     def exported(self):
