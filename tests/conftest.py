@@ -2,18 +2,23 @@
 
 Tiers
     ``@pytest.mark.slow`` marks what runs a sandboxed grading, pip, a browser, a notebook or another
-    Python (the whole suite: ``bash scripts/test.sh``). Everything else is the quick tier, the inner
-    loop: ``bash scripts/test.sh --quick`` (``pytest -m "not slow"``), a few minutes on 2 cores.
+    Python, or trains for longer than a few seconds (the whole suite: ``bash scripts/test.sh``).
+    Everything else is the quick tier, the inner loop: ``bash scripts/test.sh --quick``
+    (``pytest -m "not slow"``), a few minutes on 2 cores.
 The guard
     The quick tier stays quick only if nothing slow sneaks into it unmarked: a test file whose unmarked
-    tests (their set-up, call and tear-down, module fixtures included) take longer than
-    ``QUICK_FILE_BUDGET_S`` fails the run, naming the file and its time. The budget is for an idle
-    machine: it stretches by the load average over the cores seen while the file ran (two workers,
-    kernels and pip on 2 cores make a file slower without it doing more).
+    tests (their set-up, call and tear-down, module fixtures included) spend more than
+    ``QUICK_FILE_BUDGET_S`` CPU-seconds fails the run, naming the file and its time. CPU-seconds (the
+    test's process, all its threads, and the child processes it waited for), not wall seconds: on a
+    shared 2-core machine another worker's kernels and pip stretch a file's wall time two- to threefold,
+    which made a wall-time budget fail honest changes; the CPU a test spends does not move with them.
 The summary
-    Both tiers end with the 20 slowest files (pytest's own ``--durations=20`` lists the slowest tests).
+    Both tiers end with the 20 slowest files by wall time (pytest's own ``--durations=20`` lists the
+    slowest tests).
 """
 import os
+import resource
+import time
 from collections import defaultdict
 
 import pytest
@@ -21,34 +26,61 @@ import pytest
 pytest_plugins = ["pytester"]  # tests/test_suite_tiers.py runs small suites of its own
 QUICK_FILE_BUDGET_S = float(os.environ.get("AZCOURSE_QUICK_FILE_BUDGET", 30.0))  # the environment: for the guard's own test
 SLOWEST_FILES = 20
+NEAREST_BUDGET = 10
+CPU_PROPERTY = "cpu_seconds"
+
+
+def cpu_seconds() -> float:
+    """CPU-seconds (user and system) of this process's threads and of its children that were waited for."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Attach the CPU-seconds of the phase just run (set-up, call or tear-down) to its report; a pytest-xdist
+    worker sends them to the reporting process with the report."""
+    outcome = yield
+    started = item.stash.get(_PHASE_START, None)
+    if started is not None:
+        outcome.get_result().user_properties.append((CPU_PROPERTY, cpu_seconds() - started))
+
+
+_PHASE_START = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.stash[_PHASE_START] = cpu_seconds()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    item.stash[_PHASE_START] = cpu_seconds()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    item.stash[_PHASE_START] = cpu_seconds()
 
 
 class SuiteClock:
-    """A plugin of the reporting process: per-file seconds of the tests that ran, marked (slow) and
-    unmarked apart, and the load seen while each file ran."""
+    """A plugin of the reporting process: per-file wall seconds of the tests that ran, and the CPU-seconds of
+    the unmarked ones."""
 
     def __init__(self):
         self.seconds = defaultdict(float)
-        self.unmarked = defaultdict(float)
-        self.load = defaultdict(list)
-        self.cores = os.cpu_count() or 1
+        self.unmarked_cpu = defaultdict(float)
 
-    def budget(self, path: str) -> float:
-        """``QUICK_FILE_BUDGET_S`` stretched by the mean load over the cores while ``path`` ran (never shrunk)."""
-        loads = self.load[path]
-        busy = sum(loads) / len(loads) / self.cores if loads else 1.0
-        return QUICK_FILE_BUDGET_S * max(1.0, busy)
-
-    def over_budget(self) -> list[tuple[str, float, float]]:
-        """``[(file, seconds, budget)]`` of the files whose unmarked tests took longer than their budget."""
-        return [(path, s, self.budget(path)) for path, s in sorted(self.unmarked.items()) if s > self.budget(path)]
+    def over_budget(self) -> list[tuple[str, float]]:
+        """``[(file, CPU-seconds)]`` of the files whose unmarked tests spent more than the budget."""
+        return [(path, s) for path, s in sorted(self.unmarked_cpu.items()) if s > QUICK_FILE_BUDGET_S]
 
     def pytest_runtest_logreport(self, report):
         path = report.nodeid.split("::")[0]
         self.seconds[path] += report.duration
         if "slow" not in report.keywords:
-            self.unmarked[path] += report.duration
-            self.load[path].append(os.getloadavg()[0])
+            self.unmarked_cpu[path] += sum(value for name, value in report.user_properties if name == CPU_PROPERTY)
 
     def pytest_sessionfinish(self, session, exitstatus):
         if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and self.over_budget():
@@ -58,14 +90,17 @@ class SuiteClock:
         if self.seconds:
             terminalreporter.section(f"slowest {SLOWEST_FILES} files (set-up, call and tear-down, summed)")
             for path, seconds in sorted(self.seconds.items(), key=lambda item: -item[1])[:SLOWEST_FILES]:
-                quick = self.unmarked.get(path, 0.0)
-                terminalreporter.write_line(f"{seconds:8.1f} s  {path}" + (f"  (unmarked: {quick:.1f} s)" if quick else ""))
-        for path, seconds, budget in self.over_budget():
+                terminalreporter.write_line(f"{seconds:8.1f} s  {path}")
+        if self.unmarked_cpu:
+            terminalreporter.section(f"quick tier: the {NEAREST_BUDGET} files nearest the budget of "
+                                     f"{QUICK_FILE_BUDGET_S:.0f} CPU-s (their unmarked tests)")
+            for path, seconds in sorted(self.unmarked_cpu.items(), key=lambda item: -item[1])[:NEAREST_BUDGET]:
+                terminalreporter.write_line(f"{seconds:8.1f} CPU-s  {path}")
+        for path, seconds in self.over_budget():
             terminalreporter.write_line(
-                f"QUICK TIER OVER BUDGET: {path}: its tests without @pytest.mark.slow took {seconds:.0f} s (budget "
-                f"{budget:.0f} s: {QUICK_FILE_BUDGET_S:.0f} s on an idle machine, stretched by the load). Mark its slow "
-                f"tests (`@pytest.mark.slow`, or `pytestmark = pytest.mark.slow` for the whole file) or make them faster.",
-                red=True)
+                f"QUICK TIER OVER BUDGET: {path}: its tests without @pytest.mark.slow spent {seconds:.0f} CPU-s (budget "
+                f"{QUICK_FILE_BUDGET_S:.0f}). Mark its slow tests (`@pytest.mark.slow`, or `pytestmark = pytest.mark.slow` "
+                f"for the whole file) or make them faster.", red=True)
 
 
 def pytest_configure(config):

@@ -137,6 +137,7 @@ def hex_runs(tmp_path_factory):
     return base / "straight", base / "resumed"
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_resume_after_an_interruption_is_bit_identical(hex_runs):
     straight, resumed = hex_runs
     assert_same_run(straight, resumed)
@@ -144,6 +145,7 @@ def test_resume_after_an_interruption_is_bit_identical(hex_runs):
     assert len(log_rows(resumed)) == 2
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_a_run_that_writes_its_state_less_often_repeats_the_lost_iterations_to_the_same_result(hex_runs, tmp_path):
     """``resume_every = 2``: interrupted in iteration 2, the run's state is still the start's, so the
     continued run drops iteration 1's log row, plays it again and ends as the uninterrupted run."""
@@ -157,6 +159,7 @@ def test_a_run_that_writes_its_state_less_often_repeats_the_lost_iterations_to_t
     assert_same_run(straight, tmp_path / "run")
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_log_has_every_term_and_gating_decides_the_best_network(hex_runs):
     straight, _ = hex_runs
     rows = log_rows(straight)
@@ -172,6 +175,7 @@ def test_log_has_every_term_and_gating_decides_the_best_network(hex_runs):
     assert (best == last) == (rows[-1]["accepted"] == "1")
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_a_continued_run_refuses_another_config_and_a_foreign_folder(hex_runs, tmp_path):
     straight, _ = hex_runs
     with pytest.raises(ConfigError, match="simulations: 8 there"):
@@ -182,6 +186,7 @@ def test_a_continued_run_refuses_another_config_and_a_foreign_folder(hex_runs, t
 
 
 # -- checkpoints and agents -----------------------------------------------------------------------------
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_checkpoint_round_trip_card_params_and_agent(hex_runs):
     from flax import serialization
 
@@ -270,6 +275,7 @@ def fixed_batch(game, size, rng):
     return x, pi, rng.choice([-1.0, 0.0, 1.0], size).astype(np.float32)
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 def test_each_loss_term_decreases_on_a_fixed_batch(optimizer):
     game = TicTacToe()
@@ -418,6 +424,7 @@ def test_every_key_is_explained_in_the_tictactoe_config():
         assert line is not None and "#" in line, f"{key} is not set and explained in {TTT_CONFIG.name}"
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_command_line_trains_matches_and_refuses(tmp_path, capsys):
     run_dir = tmp_path / "cli"
     sets = [arg for key, value in TINY_HEX.items() if key != "gate_games"

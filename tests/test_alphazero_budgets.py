@@ -223,6 +223,7 @@ def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent
     assert all(float(row["policy_loss"]) > 0 and row["accepted"] in ("0", "1") for row in rows)
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monkeypatch):
     """A seconds-long Azul run of the one trainer (the game through the registry, chance at the refill, the
     engine's per-take features read by the action head): with chance_outcomes = 0 every search stops at the
@@ -275,6 +276,7 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
         assert legal[azul_agent(state, np.random.default_rng(2))]
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_a_warm_start_imitates_the_teacher_before_the_first_iteration(tmp_path):
     """Azul's teacher is the greedy player: each position of its games has the greedy choice as a one-hot
     target; the warm start's steps move the network's policy onto greedy's choices (its best takes, ties

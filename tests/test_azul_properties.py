@@ -19,6 +19,7 @@ from Azul_Simulator import (NOOP, AzulState, current_seat, flip_board, get_next_
 from azul_builders import random_game
 
 N_GAMES = 2000
+pytestmark = pytest.mark.slow  # 2,000 recorded games (about 35 CPU-s): the whole suite only; the rules' unit tests are in test_azul_rules.py
 FLOOR_EVERY = 40   # every 40th game prefers the floor: those run to the round cap (~600 steps each)
 
 
@@ -100,7 +101,6 @@ def offer_empty(s: AzulState) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.slow
 def test_recorded_games_are_varied(games):
     lengths = np.array([len(g.actions) for g in games])
     rounds = np.array([g.round[-1] for g in games])

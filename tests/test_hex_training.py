@@ -137,6 +137,7 @@ def test_shipped_config_files_load():
 
 
 # -- training end to end ------------------------------------------------------------------------------------------
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_tiny_run_caches_k_anets_with_cards_the_first_untrained(tmp_path):
     config = HexConfig(**TINY)
     result = train(config, tmp_path / "run", show_progress=False)
@@ -157,6 +158,7 @@ def test_tiny_run_caches_k_anets_with_cards_the_first_untrained(tmp_path):
     assert all(int(r["winner"]) in (1, 2) and int(r["buffer"]) <= 50 for r in rows)
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_display_shows_every_actual_game_when_switched_on(tmp_path, capsys):
     train(HexConfig(**{**TINY, "episodes": 2, "display": True}), tmp_path / "run", show_progress=False)
     out = capsys.readouterr().out
@@ -165,6 +167,7 @@ def test_display_shows_every_actual_game_when_switched_on(tmp_path, capsys):
     assert "episode 3" not in capsys.readouterr().out
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path):
     whole = train(HexConfig(**TINY), tmp_path / "whole", show_progress=False)
     train(HexConfig(**{**TINY, "episodes": 1}), tmp_path / "split", show_progress=False)  # "interrupted" after 1
@@ -250,6 +253,7 @@ def test_topp_round_robin_table_is_consistent_and_starts_alternate(tmp_path):
     assert result.plot(tmp_path / "topp.png").stat().st_size > 1000
 
 
+@pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_topp_of_a_tiny_run_through_the_cli(tmp_path):
     run = tmp_path / "run"
     train(HexConfig(**TINY), run, show_progress=False)
@@ -271,6 +275,7 @@ def test_anet_player_modes():
 
 
 # -- OHT series ----------------------------------------------------------------------------------------------------
+@pytest.mark.slow  # other Python processes: the whole suite only (tests/conftest.py)
 def test_series_in_separate_processes_follows_the_protocol():
     games = 4
     with ProcessAgent("random", 3, seed=1) as one, ProcessAgent("uct:30", 3, seed=2) as two:
@@ -309,6 +314,7 @@ def test_series_refuses_an_illegal_move():
         run_series(honest, Cheater(), 3, 2)
 
 
+@pytest.mark.slow  # other Python processes: the whole suite only (tests/conftest.py)
 def test_series_cli_runs_two_processes():
     proc = subprocess.run([sys.executable, "-m", "azcourse.hex", "series", "random", "random", "--size", "3",
                            "--games", "4"], capture_output=True, text=True, cwd=ROOT, timeout=120)

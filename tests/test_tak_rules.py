@@ -252,6 +252,7 @@ def test_bad_options_are_refused(options):
 
 
 # -- roads -----------------------------------------------------------------------------------------------
+@pytest.mark.slow  # every road shape of 3x3 and 4x4: the whole suite only (tests/conftest.py)
 @pytest.mark.parametrize("size", [3, 4])
 def test_every_road_shape_agrees_with_the_naive_search(size):
     """Every set of squares holding White flats (2^9 and 2^16 of them): a road exactly when the naive

@@ -98,6 +98,7 @@ def test_part2_reference_passes():
     ttt_train_checks.check_match_average(reference.ttt2()["match_average"])
 
 
+@pytest.mark.slow  # trains each mistake: the whole suite only (tests/conftest.py)
 @pytest.mark.parametrize("old, new, message", [
     ("return policy_loss + value_loss", "return policy_loss", "which is only the policy term: the value term"),
     ("return policy_loss + value_loss", "return value_loss", "which is only the value term"),
