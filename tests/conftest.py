@@ -12,6 +12,9 @@ The guard
     test's process, all its threads, and the child processes it waited for), not wall seconds: on a
     shared 2-core machine another worker's kernels and pip stretch a file's wall time two- to threefold,
     which made a wall-time budget fail honest changes; the CPU a test spends does not move with them.
+    A child's CPU reaches its parent when it is waited for, so a long-lived helper (the nbgrader launcher's
+    server, shared by every test of a worker) would bring all its earlier work into the test that ends it:
+    the children's share of a phase is capped at what the machine's cores could run in that phase.
 The summary
     Both tiers end with the 20 slowest files by wall time (pytest's own ``--durations=20`` lists the
     slowest tests).
@@ -30,10 +33,21 @@ NEAREST_BUDGET = 10
 CPU_PROPERTY = "cpu_seconds"
 
 
-def cpu_seconds() -> float:
-    """CPU-seconds (user and system) of this process's threads and of its children that were waited for."""
+def clocks() -> tuple[float, float, float]:
+    """``(own, children, wall)`` seconds: the CPU of this process's threads, the CPU of its children that
+    were waited for (user and system both), and a monotonic wall clock."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+    return time.process_time(), children.ru_utime + children.ru_stime, time.monotonic()
+
+
+def phase_cpu_seconds(start: tuple[float, float, float], end: tuple[float, float, float]) -> float:
+    """The CPU-seconds spent between two ``clocks()``: the process's own, plus its children's capped at the
+    wall time between them on every core."""
+    (own0, children0, wall0), (own1, children1, wall1) = start, end
+    return own1 - own0 + min(children1 - children0, (wall1 - wall0) * (os.cpu_count() or 1))
+
+
+_PHASE_START = pytest.StashKey[tuple]()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,27 +55,24 @@ def pytest_runtest_makereport(item, call):
     """Attach the CPU-seconds of the phase just run (set-up, call or tear-down) to its report; a pytest-xdist
     worker sends them to the reporting process with the report."""
     outcome = yield
-    started = item.stash.get(_PHASE_START, None)
-    if started is not None:
-        outcome.get_result().user_properties.append((CPU_PROPERTY, cpu_seconds() - started))
-
-
-_PHASE_START = pytest.StashKey[float]()
+    start = item.stash.get(_PHASE_START, None)
+    if start is not None:
+        outcome.get_result().user_properties.append((CPU_PROPERTY, phase_cpu_seconds(start, clocks())))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    item.stash[_PHASE_START] = cpu_seconds()
+    item.stash[_PHASE_START] = clocks()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item):
-    item.stash[_PHASE_START] = cpu_seconds()
+    item.stash[_PHASE_START] = clocks()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item, nextitem):
-    item.stash[_PHASE_START] = cpu_seconds()
+    item.stash[_PHASE_START] = clocks()
 
 
 class SuiteClock:

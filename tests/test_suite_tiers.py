@@ -49,3 +49,17 @@ def test_marked_slow_tests_and_waiting_do_not_count(suite):
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert "OVER BUDGET" not in result.stdout.str()
     result.stdout.fnmatch_lines(["*s  test_slow.py", "*s  test_waits.py"])
+
+
+def test_a_helper_s_earlier_work_is_not_charged_to_the_test_that_reaps_it(suite):
+    """A child's CPU reaches its parent when it is waited for: a helper that worked for a slow test and is
+    reaped by a quick one (as the launcher's server is) charges the quick one no more than its own wall time."""
+    suite.makepyfile(
+        helper="proc = None\n",
+        test_a_starts="import subprocess, sys, time, pytest\nimport helper\n\n@pytest.mark.slow\ndef test_a():\n"
+                      "    helper.proc = subprocess.Popen([sys.executable, '-c', 'from burner import burn; burn(0.6)'],"
+                      " cwd=__import__('os').path.dirname(__file__))\n    time.sleep(2.0)\n",
+        test_b_reaps="import helper\n\ndef test_b():\n    assert helper.proc.wait() == 0\n")
+    result = suite.runpytest_inprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "OVER BUDGET" not in result.stdout.str()
