@@ -17,7 +17,7 @@ The guard
     the children's share of a phase is capped at what the machine's cores could run in that phase.
 The summary
     Both tiers end with the 20 slowest files by wall time (pytest's own ``--durations=20`` lists the
-    slowest tests).
+    slowest tests) and the quick tier's 10 files nearest the budget, in CPU-seconds.
 """
 import os
 import resource

@@ -431,6 +431,7 @@ def test_validate_cannot_read_is_exit_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # runs a kernel: the whole suite only (tests/conftest.py)
 def test_validate_prints_nothing_on_stderr_and_leaves_no_kernel(tmp_path, capfd):
     """The kernel's own stderr is this process's: ipykernel's warning about unencrypted TCP must not
     reach the student (the kernel gets CurveZMQ keys), and the kernel is shut down before the end."""
@@ -445,6 +446,7 @@ def test_validate_prints_nothing_on_stderr_and_leaves_no_kernel(tmp_path, capfd)
     assert out.endswith(student_validate.SUCCESS + "\n") and err == ""
 
 
+@pytest.mark.slow  # runs a kernel: the whole suite only (tests/conftest.py)
 def test_a_progress_bar_starts_no_resource_tracker_in_the_kernel():
     """Where processes do not fork (Python 3.14 on Linux, macOS), a multiprocessing lock starts the
     resource tracker, a kernel child that ignores SIGTERM: ipykernel's shutdown then signals it for
