@@ -141,11 +141,11 @@ def test_the_trainer_and_its_workers_search_with_the_iteration_s_budget(tmp_path
                              simulations_growth_iterations=2, train_steps=0, hidden=(8,), replay_positions=100)
     train_module.train(config, tmp_path / "run", show_progress=False)
     assert budgets == [4, 8, 12]
-    # a worker plays the game of a search with the budget it is given
+    # a worker plays an iteration's game with that iteration's budget (iteration 1: 4 simulations)
     game = TicTacToe()
     spec, _ = network(game)
     params = host_params(init_params(spec, 0))
-    played = InProcessPool(config.to_dict()).play(params, [9], 4)[0]
+    played = InProcessPool(config.to_dict()).play(params, [9], 1)[0]
     (search,), (rng,) = searches(game, config, [9], 4)
     alone = play_games(game, [search], config.temperature_moves, [rng], config.reuse_tree)[0]
     np.testing.assert_array_equal(played.pi, alone.pi)

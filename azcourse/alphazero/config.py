@@ -53,6 +53,12 @@ class AlphaZeroConfig:
             with probability ``cheap_fraction``, a cheap search of ``cheap_simulations``, without noise
             and played greedily, whose position keeps its value target but has no policy target
             (``cheap_fraction = 0``: every move is a full search).
+        guide_prior_mix, guide_value_mix, guide_from: self-play's leaves mix the game's hand-written
+            evaluation (the protocol's optional ``guide``; Azul's projected score) into the network's, with
+            these weights in the prior and the value (``azcourse.core.evaluators.GuidedEvaluator``), in the
+            iterations after ``guide_from`` (0: all); both 0: the network alone (see ``guide_at``). The
+            search's improved policy, the policy target, then carries the guide's knowledge; the value
+            target stays the game's result.
         simulations_start, simulations_growth_iterations: a growing budget: full searches take
             ``simulations_start`` simulations in iteration 1, growing linearly to ``simulations`` in
             iteration ``1 + simulations_growth_iterations`` (both 0: ``simulations`` throughout; see
@@ -126,6 +132,9 @@ class AlphaZeroConfig:
     max_considered_actions: int = 16
     cheap_fraction: float = 0.0
     cheap_simulations: int = 0
+    guide_prior_mix: float = 0.0
+    guide_value_mix: float = 0.0
+    guide_from: int = 0
     simulations_start: int = 0
     simulations_growth_iterations: int = 0
     symmetries: bool = True
@@ -182,6 +191,10 @@ class AlphaZeroConfig:
             (self.cheap_simulations >= 0, "cheap_simulations must be 0 or more"),
             (self.cheap_fraction == 0 or 1 <= self.cheap_simulations <= self.simulations_at(1),
              "with cheap_fraction > 0, cheap_simulations must lie between 1 and the first iteration's simulations"),
+            (0 <= self.guide_prior_mix <= 1 and 0 <= self.guide_value_mix <= 1 and self.guide_from >= 0,
+             "guide_prior_mix and guide_value_mix must lie in [0, 1], guide_from be 0 or more"),
+            (self.search_path == "generic" or self.guide_prior_mix == self.guide_value_mix == 0,
+             "guide_prior_mix and guide_value_mix need search_path 'generic' (the compiled search has no guide)"),
             (self.replay_positions >= 1, "replay_positions must be at least 1"),
             (all(isinstance(w, int) and w >= 1 for w in (*self.channels, *self.hidden)),
              "channels and hidden must be lists of positive integers, e.g. [64, 64] (or [])"),
@@ -225,6 +238,13 @@ class AlphaZeroConfig:
             return self.simulations
         done = min(max(iteration - 1, 0), self.simulations_growth_iterations)
         return self.simulations_start + (self.simulations - self.simulations_start) * done // self.simulations_growth_iterations
+
+    def guide_at(self, iteration: int) -> tuple[float, float]:
+        """``(guide_prior_mix, guide_value_mix)`` in ``iteration``'s self-play (1: the first), ``(0, 0)`` up to
+        ``guide_from``."""
+        if iteration <= self.guide_from:
+            return 0.0, 0.0
+        return self.guide_prior_mix, self.guide_value_mix
 
     def learning_rate_at(self, iteration: int) -> float:
         """The learning rate of ``iteration``'s training (1: the first; the warm start trains at iteration

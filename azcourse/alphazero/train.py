@@ -7,7 +7,8 @@ Each iteration:
    temperature 1 for the first ``temperature_moves`` moves then greedy, subtree kept; or Gumbel
    search, ``root_policy``, each move the search's Gumbel choice). A growing budget
    (``simulations_start``) sets the iteration's ``simulations`` (``AlphaZeroConfig.simulations_at``);
-   with ``cheap_fraction > 0`` some moves are cheap searches without a policy target. The network
+   with ``cheap_fraction > 0`` some moves are cheap searches without a policy target; with guide
+   mixes (``guide_at``) the leaves mix the game's hand-written ``guide`` into the network's. The network
    runs in numpy (or jitted JAX, ``inference``), its outputs cached by position for the iteration.
    With ``selfplay_batch > 1`` or ``workers != 1`` (or ``--ray``, or ``search_path = "compiled"``) the
    games go to a pool of workers (``workers``: this process, every core, or Ray actors),
@@ -47,7 +48,6 @@ from typing import NamedTuple
 import numpy as np
 
 from azcourse.core.arena import play_match
-from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS
 from azcourse.progress import progress
 from azcourse.registry import make_game, make_teacher
@@ -62,7 +62,7 @@ from .network import NetSpec, param_count
 from .replay import ReplayWindow
 from .selfplay import play_game, positions
 from .warm_start import warm_start
-from .workers import cheap_config, make_pool, predictor_for, search_config
+from .workers import cheap_config, check_guide, leaf_evaluator, make_pool, predictor_for, search_config
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
@@ -71,7 +71,8 @@ LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_r
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
 # keys that may change when a run continues (the schedules only where the iterations done keep theirs: ``restore``)
 RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path",
-                     "anneal_start", "learning_rate_final", "average_from")
+                     "anneal_start", "learning_rate_final", "average_from", "guide_prior_mix", "guide_value_mix",
+                     "guide_from")
 
 
 class TrainResult(NamedTuple):
@@ -99,6 +100,7 @@ class Run:
     def __init__(self, config: AlphaZeroConfig):
         self.config = config
         self.game = make_game(config.game)
+        check_guide(config, self.game)
         if self.game.num_players != 2:
             raise ConfigError(f"{config.game} has {self.game.num_players} players; the trainer's value head "
                               "is one number for the player to move of a two-player game")
@@ -152,11 +154,12 @@ class Run:
         saved = {**AlphaZeroConfig().to_dict(), **json.loads(blob["config"])}  # keys added since: their defaults
         check_resumable(saved, self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
         done, before = int(blob["iteration"]), AlphaZeroConfig(**saved)
-        if any(before.learning_rate_at(i) != self.config.learning_rate_at(i)
-               or before.averaged(i) != self.config.averaged(i) for i in range(1, done + 1)):
+        if any(before.learning_rate_at(i) != self.config.learning_rate_at(i) or before.averaged(i) != self.config.averaged(i)
+               or before.guide_at(i) != self.config.guide_at(i) for i in range(1, done + 1)):
             raise ConfigError(f"{path.parent.parent} has done {done} iterations; a new anneal_start, "
-                              "learning_rate_final, average_from or iterations may change the iterations after "
-                              "those only (anneal_start and average_from above the iterations done)")
+                              "learning_rate_final, average_from, guide mix or iterations may change the iterations "
+                              "after those only (anneal_start, average_from and guide_from at or above the "
+                              "iterations done)")
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
         self.average = serialization.from_state_dict(self.params, blob["average"]) if "average" in blob else None
@@ -170,11 +173,13 @@ class Run:
         """The forward pass self-play and gating use for ``params`` (``config.inference``)."""
         return predictor_for(self.config, self.game, self.spec, params).forward
 
-    def search(self, params, simulations: int | None = None) -> MCTS:
-        """A self-play search for ``params`` (``workers.search_config``, ``simulations`` a move), on the run's
-        generator."""
-        predictor = predictor_for(self.config, self.game, self.spec, params)
-        return MCTS(self.game, NetworkEvaluator(predictor), search_config(self.config, simulations), self.rng)
+    def search(self, params, iteration: int) -> MCTS:
+        """``iteration``'s self-play search for ``params`` (``workers.search_config`` with its
+        ``simulations_at``, leaves by ``workers.leaf_evaluator``), on the run's generator."""
+        c = self.config
+        predictor = predictor_for(c, self.game, self.spec, params)
+        return MCTS(self.game, leaf_evaluator(c, predictor, iteration), search_config(c, c.simulations_at(iteration)),
+                    self.rng)
 
     def accumulate(self) -> None:
         """Add the learner's parameters of the iteration just finished to the average (``average_from``)."""
@@ -236,14 +241,14 @@ def _games(run: Run, pool, show_progress: bool):
     """The iteration's self-play games, in order: one at a time on the run's generator, or through
     ``pool`` (``workers``) with one seed per game drawn from it."""
     c = run.config
-    simulations = c.simulations_at(run.iteration + 1)
+    iteration = run.iteration + 1
     if pool is None:
-        search, cheap = run.search(run.best_params, simulations), cheap_config(c)
+        search, cheap = run.search(run.best_params, iteration), cheap_config(c)
         for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
             yield play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree, cheap, c.cheap_fraction)
         return
     seeds = run.rng.integers(0, 2 ** 63 - 1, size=c.games_per_iteration, dtype=np.int64).tolist()
-    yield from pool.play(run.best_params, seeds, simulations)
+    yield from pool.play(run.best_params, seeds, iteration)
 
 
 def self_play(run: Run, show_progress: bool, pool=None) -> dict:

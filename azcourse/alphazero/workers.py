@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
 from azcourse.core.mcts import MCTS, MCTSConfig
 from azcourse.registry import make_game
 
@@ -61,6 +61,23 @@ def cheap_config(config: AlphaZeroConfig) -> MCTSConfig | None:
     if config.cheap_fraction == 0:
         return None
     return dataclasses.replace(search_config(config, config.cheap_simulations), dirichlet_alpha=0.0, gumbel_scale=0.0)
+
+
+def leaf_evaluator(config: AlphaZeroConfig, predictor: Predictor, iteration: int):
+    """Self-play's leaf evaluator in ``iteration``: the network (``NetworkEvaluator``), mixed with the game's
+    ``guide`` when the config's ``guide_at(iteration)`` says so (``GuidedEvaluator``)."""
+    network = NetworkEvaluator(predictor, predictor.predict_many)
+    prior_mix, value_mix = config.guide_at(iteration)
+    if prior_mix == value_mix == 0:
+        return network
+    return GuidedEvaluator(network, prior_mix, value_mix)
+
+
+def check_guide(config: AlphaZeroConfig, game) -> None:
+    """A ``ConfigError`` when the config mixes a guide into self-play and ``game`` has none."""
+    if (config.guide_prior_mix or config.guide_value_mix) and not hasattr(game, "guide"):
+        raise ConfigError(f"guide_prior_mix and guide_value_mix need a game with a hand-written guide; "
+                          f"{config.game} has none (set both to 0)")
 
 
 def host_params(params) -> dict:
@@ -90,24 +107,25 @@ class SelfPlayWorker:
         self.game = make_game(self.config.game)
         self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden, self.config.action_head)
         self.settings, self.cheap = search_config(self.config), cheap_config(self.config)
+        check_guide(self.config, self.game)
         if self.config.search_path == "compiled":
             from .compiled_search import rules_for
 
             rules_for(self.game)  # a ConfigError for a game it does not know
 
-    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
-        """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order; full
-        searches of ``simulations`` (default: the config's)."""
+    def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
+        """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order, as the
+        config plays them in ``iteration`` (its full searches' ``simulations_at``, its ``guide_at``)."""
         c, game = self.config, self.game
         predictor = predictor_for(c, game, self.spec, params)
-        settings = dataclasses.replace(self.settings, simulations=simulations or c.simulations)
+        settings = dataclasses.replace(self.settings, simulations=c.simulations_at(iteration))
         if c.search_path == "compiled":
             from . import compiled_search
 
             rngs = [np.random.default_rng(int(seed)) for seed in seeds]
             return compiled_search.play_games(game, predictor.forward_many, settings, c.temperature_moves, rngs,
                                               c.reuse_tree, c.selfplay_batch)
-        evaluator = NetworkEvaluator(predictor, predictor.predict_many)
+        evaluator = leaf_evaluator(c, predictor, iteration)
         played = []
         for start in range(0, len(seeds), c.selfplay_batch):
             rngs = [np.random.default_rng(int(seed)) for seed in seeds[start:start + c.selfplay_batch]]
@@ -130,8 +148,8 @@ class InProcessPool:
     def __init__(self, config: dict):
         self.worker, self.workers, self.where = SelfPlayWorker(config), 1, "this process"
 
-    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
-        return self.worker.play(host_params(params), seeds, simulations)
+    def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
+        return self.worker.play(host_params(params), seeds, iteration)
 
     def close(self) -> None:
         pass
@@ -155,8 +173,8 @@ def _exit_with(parent: int, every_s: float = 1.0) -> None:
     os._exit(1)
 
 
-def _play_share(params, seeds, simulations) -> list[SelfPlayGame]:
-    return _WORKER.play(params, seeds, simulations)
+def _play_share(params, seeds, iteration) -> list[SelfPlayGame]:
+    return _WORKER.play(params, seeds, iteration)
 
 
 class ProcessPool:
@@ -178,9 +196,9 @@ class ProcessPool:
                 else:
                     os.environ[key] = value
 
-    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
+    def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
         params = host_params(params)
-        futures = [self.executor.submit(_play_share, params, share, simulations) for share in shares(seeds, self.workers)]
+        futures = [self.executor.submit(_play_share, params, share, iteration) for share in shares(seeds, self.workers)]
         return [game for future in futures for game in future.result()]
 
     def close(self) -> None:
@@ -205,9 +223,9 @@ class RayPool:
         self.actors = [actor.remote(config) for _ in range(workers)]
         self.workers, self.where = workers, f"{workers} Ray actors"
 
-    def play(self, params, seeds, simulations: int | None = None) -> list[SelfPlayGame]:
+    def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
         params = self.ray.put(host_params(params))
-        pending = [actor.play.remote(params, share, simulations)
+        pending = [actor.play.remote(params, share, iteration)
                    for actor, share in zip(self.actors, shares(seeds, self.workers))]
         return [game for share in self.ray.get(pending) for game in share]
 

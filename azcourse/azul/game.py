@@ -88,6 +88,15 @@ class Azul:
             raise ValueError("not a chance state: the refill happens only once the round's offer is exhausted")
         return az.get_next_state(board, az.NOOP, rng)
 
+    def guide(self, board: np.ndarray) -> tuple[np.ndarray | None, float]:
+        """The hand-written evaluation (``azcourse.azul.heuristics``): the softmax of the mover's projected
+        score after each take (float64 (181,); None at the refill, a chance board) and ``tanh(projected
+        score difference / 12)`` for the player to move."""
+        from azcourse.azul import heuristics
+
+        prior = None if self.is_chance(board) else heuristics.prior(board)
+        return prior, float(heuristics.evaluate(board))
+
     def state_key(self, board: np.ndarray) -> bytes:
         return board.tobytes()
 

@@ -13,7 +13,8 @@ documented credits for what is not yet scored:
 
 On a finished game the projection is the real final score. ``evaluate(board)`` turns the projected
 score difference into a value in [-1, 1] with ``tanh(diff / VALUE_SCALE)`` from the viewpoint of the
-player to move, the same convention as ``Azul_Simulator.get_reward``.
+player to move, the same convention as ``Azul_Simulator.get_reward``; ``prior(board)`` turns the projected
+score after each take into move probabilities. Both guide a search (``Azul.guide``).
 
 ``heuristic_greedy_action`` is the one-ply greedy reference used to warm-start training: it plays the
 take that maximises the mover's projected score after the move (ties: fewest tiles to the floor,
@@ -30,6 +31,7 @@ import Azul_Simulator as az
 PARTIAL_LINE = 0.6
 BONUS_WEIGHT = 0.5
 VALUE_SCALE = 12.0
+PRIOR_TEMPERATURE = 2.0  # of ``prior``'s softmax over projected scores
 
 _P_SCORE = az.P_SCORE
 _P_PATTERN = az.P_PATTERN
@@ -129,6 +131,15 @@ def greedy_scores(board):
     if mask[az.NOOP]:
         out[az.NOOP] = 0.0
     return out
+
+
+def prior(board: np.ndarray, temperature: float = PRIOR_TEMPERATURE) -> np.ndarray:
+    """float64 (181,): softmax of the mover's projected score after each take (``greedy_scores``) over
+    ``temperature``, zero on illegal takes (a search prior)."""
+    scores = greedy_scores(board)
+    legal = np.isfinite(scores)
+    p = np.exp(np.where(legal, (scores - scores[legal].max()) / temperature, -np.inf))
+    return p / p.sum()
 
 
 @numba.njit(cache=True)

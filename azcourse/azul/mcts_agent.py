@@ -46,17 +46,15 @@ class AzulEvaluator:
         temperature: of the heuristic prior's softmax over projected scores.
     """
 
-    def __init__(self, net=None, prior_mix: float = 0.0, value_mix: float = 0.5, temperature: float = 2.0):
+    def __init__(self, net=None, prior_mix: float = 0.0, value_mix: float = 0.5,
+                 temperature: float = heuristics.PRIOR_TEMPERATURE):
         if not (0.0 <= prior_mix <= 1.0 and 0.0 <= value_mix <= 1.0):
             raise ValueError(f"prior_mix and value_mix lie in [0, 1], got {prior_mix} and {value_mix}")
         self.net, self.prior_mix, self.value_mix, self.temperature = net, prior_mix, value_mix, temperature
 
     def heuristic_prior(self, board: np.ndarray) -> np.ndarray:
         """float64 (181,): softmax of the mover's projected score after each take over ``temperature``."""
-        scores = heuristics.greedy_scores(board)
-        legal = np.isfinite(scores)
-        p = np.exp(np.where(legal, (scores - scores[legal].max()) / self.temperature, -np.inf))
-        return p / p.sum()
+        return heuristics.prior(board, self.temperature)
 
     def __call__(self, game, board: np.ndarray, rng=None):
         chance = game.is_chance(board)  # the game keeps the mask the search just asked of this board

@@ -1,4 +1,4 @@
-"""Leaf evaluation for the generic search: rollouts with a default policy, or a network.
+"""Leaf evaluation for the generic search: rollouts with a default policy, or a network (mixed with the game's guide or not).
 
 An evaluator is called as ``evaluator(game, state, rng)`` on a decision state and returns
 ``(prior, values)``:
@@ -118,3 +118,35 @@ class NetworkEvaluator:
         if value.shape != (game.num_players,):
             raise ValueError(f"values must have shape ({game.num_players},), got {value.shape}")
         return value
+
+
+class GuidedEvaluator:
+    """A network's evaluation mixed with the game's hand-written one (the protocol's optional ``guide``):
+    ``prior = (1 - prior_mix) * p_net + prior_mix * p_guide`` and ``value = (1 - value_mix) * v_net +
+    value_mix * v_guide`` (values per player: ``NetworkEvaluator``'s convention). A chance state gets the
+    mixed value only.
+
+    Args:
+        network: the ``NetworkEvaluator`` to mix with.
+        prior_mix, value_mix: the guide's weight in the prior and in the value, in [0, 1].
+    """
+
+    def __init__(self, network: NetworkEvaluator, prior_mix: float, value_mix: float):
+        if not (0.0 <= prior_mix <= 1.0 and 0.0 <= value_mix <= 1.0):
+            raise ValueError(f"prior_mix and value_mix lie in [0, 1], got {prior_mix} and {value_mix}")
+        self.network, self.prior_mix, self.value_mix = network, float(prior_mix), float(value_mix)
+
+    def __call__(self, game, state, rng: np.random.Generator):
+        return self._mixed(game, state, *self.network(game, state, rng))
+
+    def many(self, game, states: list) -> list:
+        """``[self(game, s, rng) for s in states]`` with the network's part in one batched prediction."""
+        return [self._mixed(game, state, prior, values)
+                for state, (prior, values) in zip(states, self.network.many(game, states))]
+
+    def _mixed(self, game, state, prior, values):
+        guide_prior, guide_value = game.guide(state)
+        values = (1.0 - self.value_mix) * values + self.value_mix * NetworkEvaluator._values(game, state, guide_value)
+        if guide_prior is None:
+            return prior, values
+        return (1.0 - self.prior_mix) * np.asarray(prior, np.float64) + self.prior_mix * guide_prior, values

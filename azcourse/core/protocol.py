@@ -57,6 +57,11 @@ Optional methods
     (``azcourse.alphazero``) stores every image of each self-play position. Tic-tac-toe has 8
     (the square's rotations and reflections), Hex 2 (the identity and the half turn), Othello and Tak
     8 (``azcourse.core.square_symmetry``).
+    ``guide(state) -> (prior, value)``: a hand-written evaluation of a state that is not terminal: ``prior``
+    a float64 array ``(A,)`` of move probabilities, zero on illegal actions (None at a chance state),
+    ``value`` a float in [-1, 1], the result expected by the player to move (two players, zero-sum).
+    ``GuidedEvaluator`` (``azcourse.core.evaluators``) mixes it into a network's; the AlphaZero trainer's
+    self-play does so with ``guide_prior_mix`` and ``guide_value_mix`` (Azul: its projected score).
 
 Optional: a fast random rollout
     A game may also provide ``random_playout(state, rng) -> returns``: the float64 array
