@@ -64,6 +64,10 @@ class AlphaZeroConfig:
             iteration ``1 + simulations_growth_iterations`` (both 0: ``simulations`` throughout; see
             ``simulations_at``).
         symmetries: store every image of a position under the game's ``symmetries`` (when it has them).
+        sample_symmetries, sample_symmetries_from: each training minibatch row is one of its position's
+            images drawn at random from the game's ``symmetry_maps`` (Azul: the 120 orders of its factories),
+            in the iterations after ``sample_symmetries_from`` (0: all); the window keeps one image of each
+            position (see ``samples_symmetries``). For games with too many images to store (``symmetries``).
         replay_positions: the replay window: the most recent positions kept (images included).
         channels: 3x3 convolution layers (output channels; ``[]`` for none), for games whose
             encoding is ``(C, H, W)``.
@@ -138,6 +142,8 @@ class AlphaZeroConfig:
     simulations_start: int = 0
     simulations_growth_iterations: int = 0
     symmetries: bool = True
+    sample_symmetries: bool = False
+    sample_symmetries_from: int = 0
     replay_positions: int = 50_000
     channels: tuple = ()
     hidden: tuple = (64, 64)
@@ -195,6 +201,9 @@ class AlphaZeroConfig:
              "guide_prior_mix and guide_value_mix must lie in [0, 1], guide_from be 0 or more"),
             (self.search_path == "generic" or self.guide_prior_mix == self.guide_value_mix == 0,
              "guide_prior_mix and guide_value_mix need search_path 'generic' (the compiled search has no guide)"),
+            (not (self.symmetries and self.sample_symmetries),
+             "symmetries (store every image) and sample_symmetries (draw one per minibatch row) exclude each other"),
+            (self.sample_symmetries_from >= 0, "sample_symmetries_from must be 0 or more"),
             (self.replay_positions >= 1, "replay_positions must be at least 1"),
             (all(isinstance(w, int) and w >= 1 for w in (*self.channels, *self.hidden)),
              "channels and hidden must be lists of positive integers, e.g. [64, 64] (or [])"),
@@ -245,6 +254,10 @@ class AlphaZeroConfig:
         if iteration <= self.guide_from:
             return 0.0, 0.0
         return self.guide_prior_mix, self.guide_value_mix
+
+    def samples_symmetries(self, iteration: int) -> bool:
+        """Whether ``iteration``'s training draws a random symmetry image of each row (``sample_symmetries``)."""
+        return self.sample_symmetries and iteration > self.sample_symmetries_from
 
     def learning_rate_at(self, iteration: int) -> float:
         """The learning rate of ``iteration``'s training (1: the first; the warm start trains at iteration

@@ -2,7 +2,8 @@
 
 A ring of fixed capacity: once full, each new position replaces the oldest, so training always
 sees the last ``capacity`` positions (symmetric images count as positions). ``sample`` draws
-minibatches uniformly with replacement. ``arrays`` / ``from_arrays`` give the contents for a
+minibatches uniformly with replacement; ``random_images`` turns each row into a random symmetry image of
+itself (a game's ``symmetry_maps``). ``arrays`` / ``from_arrays`` give the contents for a
 resumable state; a state saved before the policy weights existed loads with weight 1 everywhere.
 """
 from __future__ import annotations
@@ -77,3 +78,15 @@ class ReplayWindow:
         window.w[:window.size] = arrays.get("w", 1.0)  # a state saved before the weights: every pi a target
         window.added = int(arrays["added"])
         return window
+
+
+def random_images(x: np.ndarray, pi: np.ndarray, maps: tuple, rng: np.random.Generator) -> tuple:
+    """Each row of a minibatch as one of its symmetry images, drawn uniformly (the game's ``symmetry_maps``):
+    ``x`` ``(..., *encoding_shape)`` and ``pi`` ``(..., A)`` with the same leading shape; returns new arrays
+    of the same shapes. ``maps``: ``(x_maps (K, D), pi_maps (K, A))``."""
+    x_maps, pi_maps = maps
+    lead = pi.shape[:-1]
+    k = rng.integers(0, len(x_maps), size=lead)
+    flat = x.reshape(*lead, -1)
+    return (np.take_along_axis(flat, x_maps[k], axis=-1).reshape(x.shape),
+            np.take_along_axis(pi, pi_maps[k], axis=-1))

@@ -15,9 +15,10 @@ Each iteration:
    ``selfplay_batch`` games in lockstep each, one seed per game drawn from the run's generator.
 2. Every position, with its images under the game's symmetries, goes into the replay window (the
    last ``replay_positions``).
-3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window,
-   loss = value MSE + policy cross-entropy (over the positions with a policy target) + L2 (``learn``),
-   at the iteration's learning rate (``AlphaZeroConfig.learning_rate_at``: constant, or annealed after
+3. Training: ``train_steps`` optax steps on minibatches of ``batch_size`` drawn from the window (each
+   row a random symmetry image of itself with ``sample_symmetries``), loss = value MSE + policy
+   cross-entropy (over the positions with a policy target) + L2 (``learn``), at the iteration's
+   learning rate (``AlphaZeroConfig.learning_rate_at``: constant, or annealed after
    ``anneal_start``); the mean of each term is logged.
 4. Gating (``gate_games > 0``): the new network plays the best one; it becomes the best if its
    score rate reaches ``gate_threshold``. Without gating the new network is always the best.
@@ -59,7 +60,7 @@ from .checkpoints import BEST_DIR, FORMAT, save_checkpoint, write_atomic
 from .config import AlphaZeroConfig, ConfigError, to_toml
 from .flax_net import init_params
 from .network import NetSpec, param_count
-from .replay import ReplayWindow
+from .replay import ReplayWindow, random_images
 from .selfplay import play_game, positions
 from .warm_start import warm_start
 from .workers import cheap_config, check_guide, leaf_evaluator, make_pool, predictor_for, search_config
@@ -72,7 +73,7 @@ TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "w
 # keys that may change when a run continues (the schedules only where the iterations done keep theirs: ``restore``)
 RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path",
                      "anneal_start", "learning_rate_final", "average_from", "guide_prior_mix", "guide_value_mix",
-                     "guide_from")
+                     "guide_from", "sample_symmetries", "sample_symmetries_from")
 
 
 class TrainResult(NamedTuple):
@@ -101,6 +102,8 @@ class Run:
         self.config = config
         self.game = make_game(config.game)
         check_guide(config, self.game)
+        if config.sample_symmetries and not hasattr(self.game, "symmetry_maps"):
+            raise ConfigError(f"sample_symmetries needs a game with symmetry_maps; {config.game} has none")
         if self.game.num_players != 2:
             raise ConfigError(f"{config.game} has {self.game.num_players} players; the trainer's value head "
                               "is one number for the player to move of a two-player game")
@@ -155,11 +158,12 @@ class Run:
         check_resumable(saved, self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
         done, before = int(blob["iteration"]), AlphaZeroConfig(**saved)
         if any(before.learning_rate_at(i) != self.config.learning_rate_at(i) or before.averaged(i) != self.config.averaged(i)
-               or before.guide_at(i) != self.config.guide_at(i) for i in range(1, done + 1)):
+               or before.guide_at(i) != self.config.guide_at(i)
+               or before.samples_symmetries(i) != self.config.samples_symmetries(i) for i in range(1, done + 1)):
             raise ConfigError(f"{path.parent.parent} has done {done} iterations; a new anneal_start, "
-                              "learning_rate_final, average_from, guide mix or iterations may change the iterations "
-                              "after those only (anneal_start, average_from and guide_from at or above the "
-                              "iterations done)")
+                              "learning_rate_final, average_from, guide mix, sample_symmetries or iterations may "
+                              "change the iterations after those only (anneal_start, average_from, guide_from and "
+                              "sample_symmetries_from at or above the iterations done)")
         self.params = serialization.from_state_dict(self.params, blob["params"])
         self.best_params = serialization.from_state_dict(self.params, blob["best_params"])
         self.average = serialization.from_state_dict(self.params, blob["average"]) if "average" in blob else None
@@ -279,6 +283,8 @@ def fit(run: Run, steps: int | None = None) -> dict:
         return {key: "" for key in (*learn.TERMS, "total_loss", "learning_rate", "train_s")}
     started = time.perf_counter()
     xs, pis, zs, ws = run.replay.sample(steps, c.batch_size, run.rng)
+    if c.samples_symmetries(run.iteration + 1):
+        xs, pis = random_images(xs, pis, run.game.symmetry_maps(), run.rng)
     # without cheap moves every position has a policy target: today's loss, without the weights
     ws = ws if c.cheap_fraction > 0 else None
     learning_rate = c.learning_rate_at(run.iteration + 1)

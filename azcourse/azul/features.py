@@ -47,6 +47,30 @@ ACTION_FEATURES = 6
 ACTION_BLOCK = BOARD_FEATURES  # offset of the (180, ACTION_FEATURES) per-take block
 MASK_BLOCK = BOARD_FEATURES - az.ACTION_DIM  # offset of the 181 legal-move flags
 FEATURE_DIM = BOARD_FEATURES + az.N_TAKES * ACTION_FEATURES  # 1499
+FACTORY_BLOCK = 10  # offset of the (5 factories, 5 colours) counts
+
+
+def factory_order_maps() -> tuple[np.ndarray, np.ndarray]:
+    """The 120 orders of the five factories as index maps (the game's ``symmetry_maps``): int64
+    ``(120, FEATURE_DIM)`` and ``(120, 181)`` with ``encode(board')[i] == encode(board)[x_maps[k, i]]`` and a
+    take's policy entry ``pi'[a] == pi[pi_maps[k, a]]``, ``board'`` the board whose factory ``g`` holds factory
+    ``order[g]``'s tiles (order ``k`` of ``itertools.permutations``; 0: the identity). Which factory holds which
+    tiles changes nothing in the game: every other entry (bag, centre, walls, offers) stays in place."""
+    import itertools
+
+    orders = np.array(list(itertools.permutations(range(az.N_FACTORIES))))
+    x_maps = np.tile(np.arange(FEATURE_DIM), (len(orders), 1))
+    pi_maps = np.tile(np.arange(az.ACTION_DIM), (len(orders), 1))
+    takes = np.arange(az.N_TAKES).reshape(az.N_SOURCES, az.N_COLOURS * az.N_DESTINATIONS)  # rows: centre, factories 1-5
+    cells = np.arange(5 * az.N_FACTORIES).reshape(az.N_FACTORIES, 5)
+    for k, order in enumerate(orders):
+        moved = takes[np.concatenate([[0], 1 + order])].reshape(-1)  # take a' reads take moved[a']
+        pi_maps[k, :az.N_TAKES] = moved
+        x_maps[k, FACTORY_BLOCK:FACTORY_BLOCK + cells.size] = FACTORY_BLOCK + cells[order].reshape(-1)
+        x_maps[k, MASK_BLOCK:MASK_BLOCK + az.N_TAKES] = MASK_BLOCK + moved
+        x_maps[k, ACTION_BLOCK:] = (ACTION_BLOCK + ACTION_FEATURES * moved[:, None]
+                                    + np.arange(ACTION_FEATURES)).reshape(-1)
+    return x_maps, pi_maps
 
 
 @numba.njit(cache=True)

@@ -39,6 +39,7 @@ class Azul:
         self.encoding_shape = (FEATURE_DIM,)
         self.action_features = (az.N_TAKES, ACTION_FEATURES)
         self._mask_of = (None, None)  # (board, its engine mask): boards are never mutated
+        self._symmetry_maps = None
 
     def _valid_mask(self, board: np.ndarray) -> np.ndarray:
         """The engine's mask of ``board``, computed once for consecutive calls on the same board
@@ -87,6 +88,15 @@ class Azul:
         if not self.is_chance(board):
             raise ValueError("not a chance state: the refill happens only once the round's offer is exhausted")
         return az.get_next_state(board, az.NOOP, rng)
+
+    def symmetry_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """The 120 orders of the five factories, which change nothing in the game, as index maps of the
+        encoding and the policy (``features.factory_order_maps``): int64 ``(120, 1499)`` and ``(120, 181)``."""
+        from azcourse.azul.features import factory_order_maps
+
+        if self._symmetry_maps is None:
+            self._symmetry_maps = factory_order_maps()
+        return self._symmetry_maps
 
     def guide(self, board: np.ndarray) -> tuple[np.ndarray | None, float]:
         """The hand-written evaluation (``azcourse.azul.heuristics``): the softmax of the mover's projected

@@ -57,6 +57,11 @@ Optional methods
     (``azcourse.alphazero``) stores every image of each self-play position. Tic-tac-toe has 8
     (the square's rotations and reflections), Hex 2 (the identity and the half turn), Othello and Tak
     8 (``azcourse.core.square_symmetry``).
+    ``symmetry_maps() -> (x_maps, pi_maps)``: symmetries as index maps, for a game with too many to store
+    every image (Azul's 120 orders of its factories): int arrays ``(K, D)`` and ``(K, A)``, ``D`` the size
+    of ``encoding_shape``, such that image ``k`` of ``(encoded, policy)`` is
+    ``(encoded.reshape(-1)[x_maps[k]].reshape(encoding_shape), policy[pi_maps[k]])``, row 0 the identity.
+    The AlphaZero trainer draws one image per minibatch row from them (``sample_symmetries``).
     ``guide(state) -> (prior, value)``: a hand-written evaluation of a state that is not terminal: ``prior``
     a float64 array ``(A,)`` of move probabilities, zero on illegal actions (None at a chance state),
     ``value`` a float in [-1, 1], the result expected by the player to move (two players, zero-sum).
