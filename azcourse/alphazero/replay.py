@@ -83,10 +83,16 @@ class ReplayWindow:
 def random_images(x: np.ndarray, pi: np.ndarray, maps: tuple, rng: np.random.Generator) -> tuple:
     """Each row of a minibatch as one of its symmetry images, drawn uniformly (the game's ``symmetry_maps``):
     ``x`` ``(..., *encoding_shape)`` and ``pi`` ``(..., A)`` with the same leading shape; returns new arrays
-    of the same shapes. ``maps``: ``(x_maps (K, D), pi_maps (K, A))``."""
+    of the same shapes. ``maps``: ``(x_maps (K, D), pi_maps (K, A))``. The rows of each image are gathered
+    together, so no index array of the minibatches' size is built (a warm start's are gigabytes)."""
     x_maps, pi_maps = maps
-    lead = pi.shape[:-1]
-    k = rng.integers(0, len(x_maps), size=lead)
-    flat = x.reshape(*lead, -1)
-    return (np.take_along_axis(flat, x_maps[k], axis=-1).reshape(x.shape),
-            np.take_along_axis(pi, pi_maps[k], axis=-1))
+    k = rng.integers(0, len(x_maps), size=pi.shape[:-1]).reshape(-1)
+    rows_x, rows_pi = x.reshape(k.size, -1), pi.reshape(k.size, -1)
+    images_x, images_pi = np.empty_like(rows_x), np.empty_like(rows_pi)
+    order = np.argsort(k, kind="stable")
+    bounds = np.searchsorted(k[order], np.arange(len(x_maps) + 1))
+    for image, (start, end) in enumerate(zip(bounds[:-1], bounds[1:])):
+        rows = order[start:end]
+        images_x[rows] = rows_x[rows][:, x_maps[image]]
+        images_pi[rows] = rows_pi[rows][:, pi_maps[image]]
+    return images_x.reshape(x.shape), images_pi.reshape(pi.shape)
