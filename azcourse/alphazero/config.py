@@ -273,6 +273,12 @@ class AlphaZeroConfig:
         """Whether the learner's parameters after ``iteration`` join the checkpoints' average (``average_from``)."""
         return 0 < self.average_from <= iteration
 
+    def schedule_at(self, iteration: int) -> tuple:
+        """What the schedules give ``iteration``: its learning rate, whether it joins the average, its guide
+        mixes and whether it samples images (a continued run must keep these for the iterations done)."""
+        return (self.learning_rate_at(iteration), self.averaged(iteration), self.guide_at(iteration),
+                self.samples_symmetries(iteration))
+
     def to_dict(self) -> dict[str, Any]:
         """The config as JSON/TOML-able data (lists for the layer widths)."""
         out = dataclasses.asdict(self)

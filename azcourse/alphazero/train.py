@@ -157,9 +157,7 @@ class Run:
         saved = {**AlphaZeroConfig().to_dict(), **json.loads(blob["config"])}  # keys added since: their defaults
         check_resumable(saved, self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
         done, before = int(blob["iteration"]), AlphaZeroConfig(**saved)
-        if any(before.learning_rate_at(i) != self.config.learning_rate_at(i) or before.averaged(i) != self.config.averaged(i)
-               or before.guide_at(i) != self.config.guide_at(i)
-               or before.samples_symmetries(i) != self.config.samples_symmetries(i) for i in range(1, done + 1)):
+        if any(before.schedule_at(i) != self.config.schedule_at(i) for i in range(1, done + 1)):
             raise ConfigError(f"{path.parent.parent} has done {done} iterations; a new anneal_start, "
                               "learning_rate_final, average_from, guide mix, sample_symmetries or iterations may "
                               "change the iterations after those only (anneal_start, average_from, guide_from and "
