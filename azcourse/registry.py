@@ -31,6 +31,7 @@ FAMILIES = {
     "tictactoe": Family("azcourse.tictactoe.game:TicTacToe", sized=False),
     "hex": Family("azcourse.hex.game:Hex", sized=True),
     "azul": Family("azcourse.azul.game:Azul", sized=False),
+    "azul_replies": Family("azcourse.azul.game:AzulReplies", sized=False),  # Azul, with what a take leaves the opponent
     "othello": Family("azcourse.othello.game:Othello", sized=True),
     "tak": Family("azcourse.tak.game:Tak", sized=True),
 }
@@ -39,6 +40,7 @@ FAMILIES = {
 # an AlphaZero run may imitate before its first iteration (``azcourse.alphazero.warm_start``)
 TEACHERS = {
     "azul": "azcourse.azul.agents:greedy_agent",  # the take with the best immediate score
+    "azul_replies": "azcourse.azul.agents:greedy_agent",
 }
 
 # family -> "module:attribute" of its evaluation ``evaluate(game, state, player) -> float`` in [-1, 1]

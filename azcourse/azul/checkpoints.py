@@ -75,7 +75,8 @@ def read_card(name_or_path) -> dict:
 
 def load_network(name_or_path) -> "AzulNet":
     """The checkpoint's network in numpy (no JAX) with Azul's calls (``AzulNet``)."""
-    return AzulNet(load_checkpoint(model_dir(name_or_path)).net)
+    checkpoint = load_checkpoint(model_dir(name_or_path))
+    return AzulNet(checkpoint.net, checkpoint.game.encoder)
 
 
 class AzulNet:
@@ -83,14 +84,15 @@ class AzulNet:
     the prior a softmax over the legal actions (0 elsewhere), the value the mover's expected result in [-1, 1].
 
     Args:
-        net: ``azcourse.alphazero.network.NumpyNet`` on ``features.encode`` (1,499 floats), 181 logits.
+        net: ``azcourse.alphazero.network.NumpyNet`` on ``encode``'s floats, 181 logits.
+        encode: the encoding of its game (``features.encode``, 1,499 floats; ``features.encode_replies``, 1,859).
     """
 
-    def __init__(self, net):
-        self.net = net
+    def __init__(self, net, encode=features.encode):
+        self.net, self.encode = net, encode
 
     def forward(self, x: np.ndarray):
-        """``x`` float32 ``(..., 1499)`` (``features.encode``) -> logits float32 ``(..., 181)`` for every
+        """``x`` float32 ``(..., D)`` (``self.encode``) -> logits float32 ``(..., 181)`` for every
         action, legal or not, and the value (a float for one position, float32 ``(B,)`` for a batch)."""
         if x.ndim == 1:
             return self.net(x)
@@ -99,12 +101,12 @@ class AzulNet:
 
     def logits(self, board: np.ndarray) -> np.ndarray:
         """float32 (181,): the network's logits, illegal actions at -inf."""
-        x = features.encode(board)
+        x = self.encode(board)
         logits, _ = self.net(x)
         return np.where(x[MASK] > 0, logits, -np.inf)
 
     def __call__(self, board: np.ndarray):
-        x = features.encode(board)
+        x = self.encode(board)
         logits, value = self.net(x)
         z = np.where(x[MASK] > 0, logits.astype(np.float64), -np.inf)
         z = np.exp(z - z.max())

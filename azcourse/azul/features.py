@@ -30,7 +30,14 @@ The per-take block exposes each move's consequences, which a small MLP cannot ea
 the board (which line can take how many tiles, what overflows to the floor); ``network.AzulNet``
 also feeds it through a shared linear "action head" straight into each take's logit.
 
-``encode_batch(boards)`` does the same for an (n, 160) array. Both are numba-compiled (~50-150 us/board).
+``encode_batch(boards)`` does the same for an (n, 160) array. Both are numba-compiled (~25-150 us/board).
+
+``encode_replies(board)`` (``REPLIES_FEATURE_DIM`` = 1859 floats, the game ``azul_replies``) is the same
+encoding with two more values per take (``REPLIES_ACTION_FEATURES`` = 8 a take): the opponent's best
+projected-score gain over its own takes right after this take (0 when the take ends the round) / 10, and
+that minus its best gain on the offer as it is now / 10: what a take leaves, or denies, the opponent, which
+a depth-2 search sees and one network call does not (~65 us more a board: a take's destination never
+changes the offer, so one reply search per source and colour).
 """
 from __future__ import annotations
 
@@ -48,18 +55,23 @@ ACTION_BLOCK = BOARD_FEATURES  # offset of the (180, ACTION_FEATURES) per-take b
 MASK_BLOCK = BOARD_FEATURES - az.ACTION_DIM  # offset of the 181 legal-move flags
 FEATURE_DIM = BOARD_FEATURES + az.N_TAKES * ACTION_FEATURES  # 1499
 FACTORY_BLOCK = 10  # offset of the (5 factories, 5 colours) counts
+REPLY_FEATURES = 2  # encode_replies: the opponent's best gain after the take, and its change
+REPLIES_ACTION_FEATURES = ACTION_FEATURES + REPLY_FEATURES
+REPLIES_FEATURE_DIM = BOARD_FEATURES + az.N_TAKES * REPLIES_ACTION_FEATURES  # 1859
 
 
-def factory_order_maps() -> tuple[np.ndarray, np.ndarray]:
+def factory_order_maps(take_width: int = ACTION_FEATURES) -> tuple[np.ndarray, np.ndarray]:
     """The 120 orders of the five factories as index maps (the game's ``symmetry_maps``): int64
-    ``(120, FEATURE_DIM)`` and ``(120, 181)`` with ``encode(board')[i] == encode(board)[x_maps[k, i]]`` and a
+    ``(120, D)`` and ``(120, 181)`` with ``encode(board')[i] == encode(board)[x_maps[k, i]]`` and a
     take's policy entry ``pi'[a] == pi[pi_maps[k, a]]``, ``board'`` the board whose factory ``g`` holds factory
     ``order[g]``'s tiles (order ``k`` of ``itertools.permutations``; 0: the identity). Which factory holds which
-    tiles changes nothing in the game: every other entry (bag, centre, walls, offers) stays in place."""
+    tiles changes nothing in the game: every other entry (bag, centre, walls, offers) stays in place.
+    ``take_width``: values a take (``ACTION_FEATURES``; ``REPLIES_ACTION_FEATURES`` for ``encode_replies``),
+    D = ``BOARD_FEATURES + 180 * take_width``."""
     import itertools
 
     orders = np.array(list(itertools.permutations(range(az.N_FACTORIES))))
-    x_maps = np.tile(np.arange(FEATURE_DIM), (len(orders), 1))
+    x_maps = np.tile(np.arange(BOARD_FEATURES + az.N_TAKES * take_width), (len(orders), 1))
     pi_maps = np.tile(np.arange(az.ACTION_DIM), (len(orders), 1))
     takes = np.arange(az.N_TAKES).reshape(az.N_SOURCES, az.N_COLOURS * az.N_DESTINATIONS)  # rows: centre, factories 1-5
     cells = np.arange(5 * az.N_FACTORIES).reshape(az.N_FACTORIES, 5)
@@ -68,13 +80,13 @@ def factory_order_maps() -> tuple[np.ndarray, np.ndarray]:
         pi_maps[k, :az.N_TAKES] = moved
         x_maps[k, FACTORY_BLOCK:FACTORY_BLOCK + cells.size] = FACTORY_BLOCK + cells[order].reshape(-1)
         x_maps[k, MASK_BLOCK:MASK_BLOCK + az.N_TAKES] = MASK_BLOCK + moved
-        x_maps[k, ACTION_BLOCK:] = (ACTION_BLOCK + ACTION_FEATURES * moved[:, None]
-                                    + np.arange(ACTION_FEATURES)).reshape(-1)
+        x_maps[k, ACTION_BLOCK:] = (ACTION_BLOCK + take_width * moved[:, None] + np.arange(take_width)).reshape(-1)
     return x_maps, pi_maps
 
 
 @numba.njit(cache=True)
-def _encode_into(board, x):
+def _encode_into(board, x, take_width):
+    """Fill ``x``: the board block, then ``ACTION_FEATURES`` values of each take every ``take_width`` values."""
     k = 0
     for c in range(5):
         x[k] = board[az.BAG + c] / 20.0
@@ -171,7 +183,7 @@ def _encode_into(board, x):
             held_after = nxt[p + az.P_PATTERN + 5 * destination + colour]
             placed = held_after - held_before
             complete = 1.0 if held_after == destination + 1 else 0.0
-        base = k + a * ACTION_FEATURES
+        base = k + a * take_width
         x[base] = (projected_score(nxt, p, PARTIAL_LINE, BONUS_WEIGHT) - before) / 10.0
         x[base + 1] = (projected_score(nxt, p, 0.0, 0.0) - before_now) / 10.0
         x[base + 2] = (floor_after - floor_before) / 4.0
@@ -184,7 +196,7 @@ def _encode_into(board, x):
 def encode(board):
     """(160,) int16 board -> (FEATURE_DIM,) float32 features."""
     x = np.zeros(FEATURE_DIM, dtype=np.float32)
-    _encode_into(board, x)
+    _encode_into(board, x, ACTION_FEATURES)
     return x
 
 
@@ -193,5 +205,46 @@ def encode_batch(boards):
     """(n, 160) boards -> (n, FEATURE_DIM) float32."""
     out = np.zeros((boards.shape[0], FEATURE_DIM), dtype=np.float32)
     for i in range(boards.shape[0]):
-        _encode_into(boards[i], out[i])
+        _encode_into(boards[i], out[i], ACTION_FEATURES)
     return out
+
+
+@numba.njit(cache=True)
+def best_gain(board):
+    """The mover's best change of projected score over its legal takes (0.0 without one)."""
+    mask = az.get_valid_mask(board)
+    me, seat = az.PLAYER[0], board[az.SEAT]
+    before = projected_score(board, me, PARTIAL_LINE, BONUS_WEIGHT)
+    best, found = 0.0, False
+    for a in range(az.N_TAKES):
+        if mask[a]:
+            after = az._take(board, a)
+            p = me if after[az.SEAT] == seat else az.PLAYER[1]  # the mover's section after its take
+            gain = projected_score(after, p, PARTIAL_LINE, BONUS_WEIGHT) - before
+            if not found or gain > best:
+                best, found = gain, True
+    return best
+
+
+@numba.njit(cache=True)
+def encode_replies(board):
+    """(160,) int16 board -> (REPLIES_FEATURE_DIM,) float32: ``encode``'s values, each take's followed by
+    the opponent's best gain right after it / 10 (0 if the take ends the round) and that minus its best gain
+    now / 10."""
+    x = np.zeros(REPLIES_FEATURE_DIM, dtype=np.float32)
+    _encode_into(board, x, REPLIES_ACTION_FEATURES)
+    mask = az.get_valid_mask(board)
+    now = best_gain(az.flip_board(board))
+    for group in range(az.N_TAKES // az.N_DESTINATIONS):  # one source and colour: the same offer after it
+        gain, known = 0.0, False
+        for destination in range(az.N_DESTINATIONS):
+            a = az.N_DESTINATIONS * group + destination
+            if not mask[a]:
+                continue
+            if not known:
+                after = az._take(board, a)  # the opponent to move, unless the offer is empty
+                gain, known = (0.0 if az._offer_empty(after) else best_gain(after)), True
+            base = ACTION_BLOCK + a * REPLIES_ACTION_FEATURES + ACTION_FEATURES
+            x[base] = gain / 10.0
+            x[base + 1] = (gain - now) / 10.0
+    return x

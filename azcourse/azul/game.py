@@ -34,10 +34,11 @@ class Azul:
     action_space_size = az.ACTION_DIM
 
     def __init__(self):
-        from azcourse.azul.features import ACTION_FEATURES, FEATURE_DIM
+        from azcourse.azul import features
 
-        self.encoding_shape = (FEATURE_DIM,)
-        self.action_features = (az.N_TAKES, ACTION_FEATURES)
+        self.encoder = features.encode  # board -> float32 (1499,), numba
+        self.encoding_shape = (features.FEATURE_DIM,)
+        self.action_features = (az.N_TAKES, features.ACTION_FEATURES)
         self._mask_of = (None, None)  # (board, its engine mask): boards are never mutated
         self._symmetry_maps = None
 
@@ -91,11 +92,11 @@ class Azul:
 
     def symmetry_maps(self) -> tuple[np.ndarray, np.ndarray]:
         """The 120 orders of the five factories, which change nothing in the game, as index maps of the
-        encoding and the policy (``features.factory_order_maps``): int64 ``(120, 1499)`` and ``(120, 181)``."""
+        encoding and the policy (``features.factory_order_maps``): int64 ``(120, D)`` and ``(120, 181)``."""
         from azcourse.azul.features import factory_order_maps
 
         if self._symmetry_maps is None:
-            self._symmetry_maps = factory_order_maps()
+            self._symmetry_maps = factory_order_maps(self.action_features[1])
         return self._symmetry_maps
 
     def guide(self, board: np.ndarray) -> tuple[np.ndarray | None, float]:
@@ -111,9 +112,7 @@ class Azul:
         return board.tobytes()
 
     def encode(self, board: np.ndarray) -> np.ndarray:
-        from azcourse.azul.features import encode
-
-        return encode(board)
+        return self.encoder(board)
 
     def render(self, board: np.ndarray) -> str:
         return render_text(board, color=False)
@@ -132,3 +131,19 @@ class Azul:
         if reason is not None:
             raise IllegalAction(reason)
         return action
+
+
+class AzulReplies(Azul):
+    """Azul whose encoding also says what each take leaves the opponent (``features.encode_replies``:
+    ``(1859,)`` float32, 8 values a take, the last two the opponent's best reply gain after it and its
+    change). The same game, rules and actions; only a network's inputs differ."""
+
+    name = "azul_replies"
+
+    def __init__(self):
+        from azcourse.azul import features
+
+        super().__init__()
+        self.encoder = features.encode_replies
+        self.encoding_shape = (features.REPLIES_FEATURE_DIM,)
+        self.action_features = (az.N_TAKES, features.REPLIES_ACTION_FEATURES)
