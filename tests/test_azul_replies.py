@@ -104,3 +104,25 @@ def test_a_run_on_azul_replies_trains_and_azul_s_loaders_read_its_checkpoint(tmp
     assert not prior[~legal].any() and same_value == pytest.approx(value, abs=1e-5)
     for agent in (checkpoints.load_agent(best), checkpoints.load_agent(best, simulations=8)):
         assert legal[agent(board, np.random.default_rng(0))]
+
+
+@pytest.mark.slow  # trains two networks: the whole suite only (tests/conftest.py)
+def test_the_encoding_probe_trains_a_network_per_encoding_on_the_yardstick_s_choices(capsys):
+    """benchmarks/azul_encoding_probe.py on 2 games and 4 steps: the yardstick's choices are legal takes, and
+    it reports the best point of each encoding."""
+    import sys
+    from pathlib import Path
+
+    benchmarks = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, benchmarks)
+    try:
+        import azul_encoding_probe as probe
+    finally:
+        sys.path.remove(benchmarks)
+    boards, choices, index = probe.yardstick_games(2, seed=0)
+    assert len(boards) == len(choices) == len(index) > 40 and set(index) == {0, 1}
+    assert all(az.get_valid_mask(b)[c] and c != az.NOOP for b, c in zip(boards, choices))
+    probe.main(["--games", "2", "--steps", "4", "--every", "2"])
+    table = capsys.readouterr().out.split("top-1 agreement with the yardstick\n")[1].splitlines()
+    assert [line.split()[0] for line in table] == ["azul", "azul_replies"]
+    assert all(line.split()[1] in ("2", "4") for line in table)
