@@ -13,18 +13,19 @@ AGENT_NAMES = ("baseline", "greedy", "random", "strong", "strong+search")
 
 # ``play.py azul``'s opponents, weakest first, each with its strength in words: the games it won against
 # the independent alpha-beta yardstick at depth 3 (benchmarks/azul_alphabeta.py: seats alternating,
-# paired deals, the 2-core machine, 2026-11-28; the models' rows are in their cards, docs/azul_model.md).
+# paired deals, the 2-core machine, 2026-11-28 and 29; the models' rows are in their cards, docs/azul_model.md;
+# tests/test_azul_card_tables.py checks the models' figures against the cards).
 OPPONENTS = {
     "random": "uniformly random legal takes; won 0 of 40 games against the depth-3 alpha-beta yardstick",
     "baseline": "a small network (64 and 32 units), policy alone; won 29 of 400 (3 draws) against the yardstick",
     "greedy": "the take that scores most now; won 10 of 200 against the yardstick",
-    "strong": "the strong network, policy alone (one network call a move); won 168 of 400 (6 draws) against the yardstick",
-    "strong+search": "the strong network in a search of 100 simulations, about 30 ms a move; "
-                     "won 276 of 400 (2 draws) against the yardstick",
+    "strong": "the strong network, policy alone (one network call a move); won 214 of 400 against the yardstick",
+    "strong+search": "the strong network in a search of 100 simulations, about 20 ms a move; "
+                     "won 310 of 400 (2 draws) against the yardstick",
     "strong+search:800": "800 simulations, about 0.15 s a move: more search than 200 simulations, "
-                         "which won 309 of 400 (3 draws) against the yardstick",
+                         "which won 328 of 400 (4 draws) against the yardstick",
     "strong+search:0.5s": "as much search as 0.5 s a move allows (the strongest that answers within "
-                          "about half a second); won 173 of 200 (1 draw) against the yardstick",
+                          "about half a second); won 179 of 200 against the yardstick",
 }
 DEFAULT_OPPONENT = "strong+search:0.5s"
 
