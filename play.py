@@ -318,4 +318,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from azcourse.core.threads import use_one_thread
+
+    use_one_thread()  # before numpy loads: a search calls the network one position at a time
     sys.exit(main())

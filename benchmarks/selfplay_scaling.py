@@ -22,7 +22,7 @@ import dataclasses
 import os
 import time
 
-from azcourse.alphazero.config import ONE_THREAD
+from azcourse.core.threads import ONE_THREAD
 
 os.environ.update(ONE_THREAD)  # before numpy: as the trainer's command does (azcourse.alphazero.workers)
 

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import pathlib
 import shlex
 import sys
 
-from .config import ONE_THREAD, ConfigError, load_config, parse_override
+from azcourse.core.threads import use_one_thread
 
 # before anything imports numpy: self-play's batches are small matrix products, for which OpenBLAS's
 # threads only busy-wait on the cores that the self-play workers need (see ``workers``)
-for _key, _value in ONE_THREAD.items():
-    os.environ.setdefault(_key, _value)
+use_one_thread()
+
+from .config import ConfigError, load_config, parse_override  # noqa: E402
 
 
 def _train(args) -> int:

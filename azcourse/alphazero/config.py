@@ -16,8 +16,6 @@ from typing import Any, Mapping
 from azcourse.run_config import ConfigError, read_table, toml_text
 
 OPTIMIZERS = ("adam", "sgd")
-# numpy's BLAS on one thread, for self-play: set before numpy is imported (see ``workers``)
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 INFERENCE = ("numpy", "jax")
 ROOT_POLICIES = ("puct", "gumbel")
 SEARCH_PATHS = ("generic", "compiled")

@@ -38,7 +38,9 @@ from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
 from azcourse.core.mcts import MCTS, MCTSConfig
 from azcourse.registry import make_game
 
-from .config import ONE_THREAD, AlphaZeroConfig, ConfigError
+from azcourse.core.threads import ONE_THREAD, one_thread_children
+
+from .config import AlphaZeroConfig, ConfigError
 from .network import NetSpec, NumpyNet, Predictor
 from .selfplay import SelfPlayGame, play_games
 
@@ -184,17 +186,9 @@ class ProcessPool:
         self.workers, self.where = workers, f"{workers} processes"
         self.executor = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(config, os.getpid()))
-        saved = {key: os.environ.get(key) for key in ONE_THREAD}
-        os.environ.update(ONE_THREAD)  # what the processes inherit: they are all started here
-        try:
+        with one_thread_children():  # what the processes inherit: they are all started here
             for started in [self.executor.submit(os.getpid) for _ in range(workers)]:
                 started.result()
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key)
-                else:
-                    os.environ[key] = value
 
     def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
         params = host_params(params)

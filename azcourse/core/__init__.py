@@ -10,6 +10,7 @@ Modules:
     planners    -- one-move planners on a network: value-based, policy-based, Monte Carlo rollouts.
     alphabeta   -- depth-limited alpha-beta with a game's static evaluation: the classical yardstick.
     square_symmetry -- the eight symmetries of a square board (encodings and squares), for augmentation.
+    threads     -- numpy's BLAS on one thread in search processes (set before numpy loads).
 
 The games themselves live in their own packages (``azcourse.tictactoe``, ``azcourse.hex``,
 ``azcourse.azul``, ``azcourse.othello``, ``azcourse.tak``); nothing here imports them (docs/architecture.md).

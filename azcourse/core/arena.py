@@ -39,6 +39,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from azcourse.core.threads import one_thread_children
 from azcourse.progress import progress as progress_bar
 
 Z95 = 1.959964
@@ -316,7 +317,9 @@ def play_match(make_game: Callable, make_a: Callable, make_b: Callable, games: i
                    for i in progress_bar(range(games), desc=desc, disable=not progress, leave=False)]
     else:
         args = (make_game, make_a, make_b, seed, paired_deals, opening_moves)
-        with mp.get_context("spawn").Pool(workers, _init_worker, args) as pool:
+        with one_thread_children():  # all of a Pool's processes start in its constructor
+            pool = mp.get_context("spawn").Pool(workers, _init_worker, args)
+        with pool:
             chunk = max(1, games // (workers * 20))
             records = list(progress_bar(pool.imap_unordered(_play_in_worker, range(games), chunksize=chunk),
                                         total=games, desc=desc, disable=not progress, leave=False))
