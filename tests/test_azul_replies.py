@@ -47,7 +47,7 @@ def best_reply_gain(board) -> float:
 
 def test_the_replies_encoding_is_azul_s_with_the_opponent_s_best_reply_after_each_take():
     boards = positions(25)
-    checked_round_end = 0
+    checked_round_end = checked_marker = 0
     for board in boards:
         x, y = features.encode(board), features.encode_replies(board)
         assert y.shape == (features.REPLIES_FEATURE_DIM,) == (1859,) and y.dtype == np.float32
@@ -62,10 +62,11 @@ def test_the_replies_encoding_is_azul_s_with_the_opponent_s_best_reply_after_eac
             after = az._take(board, int(take))
             ends_round = not after[az.FACTORIES:az.CENTRE + 5].any()
             checked_round_end += ends_round
+            checked_marker += bool(board[az.MARKER_IN_CENTRE]) and take < az.N_COLOURS * az.N_DESTINATIONS
             gain = 0.0 if ends_round else best_reply_gain(after)
             assert takes[take, 6] == pytest.approx(gain / 10, abs=1e-5)
             assert takes[take, 7] == pytest.approx((gain - now) / 10, abs=1e-5)
-    assert checked_round_end  # a round's last take (no reply) was among them
+    assert checked_round_end and checked_marker  # a round's last take (no reply), and centre takes with the marker
 
 
 def test_azul_replies_comes_from_the_registry_and_its_factory_orders_are_exact():
