@@ -53,6 +53,7 @@ def exercise() -> None:
         while not az.get_reward(board)[1]:
             mask = az.get_valid_mask(board)
             features.encode(board)
+            features.encode_replies(board)  # azul_strong's encoding (the game azul_replies)
             if mask[az.NOOP]:
                 action = az.NOOP
             else:
