@@ -36,9 +36,8 @@ import numpy as np
 
 from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
 from azcourse.core.mcts import MCTS, MCTSConfig
-from azcourse.registry import make_game
-
 from azcourse.core.threads import ONE_THREAD, one_thread_children
+from azcourse.registry import make_game
 
 from .config import AlphaZeroConfig, ConfigError
 from .network import NetSpec, NumpyNet, Predictor

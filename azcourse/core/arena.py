@@ -284,7 +284,6 @@ _WORKER: dict = {}
 
 
 def _init_worker(make_game, make_a, make_b, seed, paired_deals, opening_moves):
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     _WORKER["args"] = (make_game, make_a, make_b, seed, paired_deals, opening_moves)
 
 
