@@ -20,12 +20,12 @@ OPPONENTS = {
     "baseline": "a small network (64 and 32 units), policy alone; won 29 of 400 (3 draws) against the yardstick",
     "greedy": "the take that scores most now; won 10 of 200 against the yardstick",
     "strong": "the strong network, policy alone (one network call a move); won 257 of 400 (4 draws) against the yardstick",
-    "strong+search": "the strong network in a search of 100 simulations, about 15 ms a move; "
-                     "won 335 of 400 (2 draws) against the yardstick",
-    "strong+search:800": "800 simulations, about 0.15 s a move: more search than 200 simulations, "
-                         "which won 355 of 400 (1 draw) against the yardstick",
+    "strong+search": "the strong network in a search of 100 simulations, about 30 ms a move; "
+                     "won 363 of 400 against the yardstick",
+    "strong+search:800": "800 simulations, about 0.3 s a move: more search than 200 simulations, "
+                         "which won 380 of 400 against the yardstick",
     "strong+search:0.5s": "as much search as 0.5 s a move allows (the strongest that answers within "
-                          "about half a second); won 176 of 200 against the yardstick",
+                          "about half a second); won 393 of 400 (1 draw) against the yardstick",
 }
 DEFAULT_OPPONENT = "strong+search:0.5s"
 

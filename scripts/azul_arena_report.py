@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The evidence of Azul's shipped models: play their cards' matches, record them in the cards, draw the figure.
 
-    python scripts/azul_arena_report.py                       # every row (400 games each but the 0.5 s rows)
+    python scripts/azul_arena_report.py                       # every row (400 games each but the last 0.5 s row)
     python scripts/azul_arena_report.py --rows 3 4 --games 1000
     python scripts/azul_arena_report.py --plot-only           # the figure and the tables from the cards alone
     python scripts/azul_arena_report.py --curve runs/azul_strong   # the run's kept checkpoints, policy alone
@@ -39,12 +39,12 @@ from azcourse.core.arena import play_match, wilson_interval  # noqa: E402
 MODEL = "azul_strong"
 SEARCH = "strong+search:200"  # 200 simulations: well under 0.5 s a move on the 2-core machine
 GAMES, SEED = 400, 0
-ROWS = [  # (A, B, games): the 0.5 s rows are shorter (400 games would take 42 and 28 minutes of both cores)
+ROWS = [  # (A, B, games): the last 0.5 s row is shorter (400 games would take 52 minutes of both cores)
     ("strong", "random", GAMES), ("strong", "greedy", GAMES), ("strong", "yardstick:2", GAMES),
     ("strong", "yardstick:3", GAMES), ("strong", "strong_v1", GAMES), ("strong", "strong_v1+search", GAMES),
     ("strong+search", "greedy", GAMES), ("strong+search", "yardstick:3", GAMES), (SEARCH, "yardstick:3", GAMES),
     (SEARCH, "strong_v1+search:800", GAMES),
-    ("strong+search:0.5s", "yardstick:3", 200),  # play.py's default opponent
+    ("strong+search:0.5s", "yardstick:3", GAMES),  # play.py's default opponent
     ("strong+search:0.5s", "strong_v1+search:800", 100),
     ("baseline", "random", GAMES), ("baseline", "greedy", GAMES), ("baseline", "yardstick:2", GAMES),
     ("baseline", "yardstick:3", GAMES),

@@ -115,3 +115,28 @@ def test_model_agents_registry_entries():
     search_agent = checkpoints.MODEL_AGENTS["strong+search"]()
     assert search_agent.config.simulations == checkpoints.DEFAULT_SIMULATIONS
     assert search_agent.config.time_limit == checkpoints.DEFAULT_TIME_LIMIT
+
+
+def test_a_card_s_search_entry_sets_the_agent_s_search_and_a_call_overrides_it(tmp_path):
+    _checkpoint(tmp_path)
+    card = checkpoints.read_card(tmp_path)
+    checkpoints.write_card(tmp_path, {**card, "search": {"prior_mix": 0.25, "value_mix": 0.75, "chance": "sample"}})
+    agent = checkpoints.load_agent(tmp_path, simulations=8)
+    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.25, 0.75)
+    assert agent.config.chance_outcomes == 4  # "sample": four refills kept per chance node
+    assert checkpoints.load_agent(tmp_path, simulations=8, chance="round").config.chance_outcomes == 0
+    checkpoints.write_card(tmp_path, card)  # no entry: the defaults (SEARCH_MIXES, the refill a leaf)
+    agent = checkpoints.load_agent(tmp_path, simulations=8)
+    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.5, 0.5) and agent.config.chance_outcomes == 0
+    checkpoints.write_card(tmp_path, {**card, "search": {"chance": "always"}})
+    with pytest.raises(ValueError, match="chance"):
+        checkpoints.load_agent(tmp_path, simulations=8)
+
+
+@pytest.mark.skipif("azul_strong" not in SHIPPED, reason="no shipped azul_strong checkpoint")
+def test_the_shipped_strong_searches_past_the_refill_as_its_card_measured():
+    # docs/azul_model.md's card rows with search were played with these settings
+    agent = checkpoints.make_model_agent("strong+search:0.5s")
+    assert checkpoints.read_card("azul_strong")["search"] == {"prior_mix": 0.25, "value_mix": 0.75, "chance": "sample"}
+    assert agent.config.chance_outcomes == 4 and agent.config.time_limit == 0.5
+    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.25, 0.75)

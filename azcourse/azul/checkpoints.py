@@ -32,7 +32,7 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 CKPT_ROOT = REPO_ROOT / "ckpts"
 
 # Search budget of the "+search" agents: simulations per move, capped at 1 s per move. 100
-# simulations take ~50 ms a move on one core; the arena figures in docs/azul_model.md use it.
+# simulations take about 30 ms a move with azul_strong's card (sampled refills); docs/azul_model.md's rows use it.
 DEFAULT_SIMULATIONS = 100
 DEFAULT_TIME_LIMIT = 1.0
 # The search's mixes with the heuristic when a card names none (docs/azul_model.md: at 100 simulations against

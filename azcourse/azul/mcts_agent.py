@@ -2,10 +2,11 @@
 
 The search is the one every game uses; what is Azul's own is said here, as settings and an evaluator:
 
-* **Chance at the refill, as a leaf** (``chance_outcomes = 0``): within a round Azul is a deterministic
-  game of perfect information, and the board at the refill already fixes the round's wall-tiling. So a
-  search stops there and the evaluator values that board; it never guesses the next deal (``chance_outcomes
-  = k``: up to k sampled refills per chance node, searched below).
+* **Chance at the refill**: within a round Azul is a deterministic game of perfect information; the
+  refill that ends it is the only chance step. ``chance_outcomes = 0`` (``chance="round"`` in
+  ``load_agent``) makes it a leaf that the evaluator values on the board at the refill, which already
+  fixes the round's wall-tiling; ``chance_outcomes = k`` (``chance="sample"``: 4, ``azul_strong``'s card)
+  keeps up to k sampled refills per chance node and searches below them (docs/azul_model.md measures both).
 * **Who moves** is the game's ``to_move`` (the holder of the first-player marker starts a round, so a seat
   may move twice in a row); the generic search backs up each seat's own result.
 * **PUCT as the shipped models were tuned**: a constant exploration rate ``c_puct`` (``c_base`` infinite),
