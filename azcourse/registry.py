@@ -49,6 +49,13 @@ EVALUATIONS = {
     "hex": "azcourse.hex.agents:evaluate",  # shortest connecting paths
 }
 
+# family -> "module:attribute" of its agents' leaf evaluation of a checkpoint, ``make(game, forward, prior_mix,
+# value_mix) -> evaluator``, where it has its own (Azul's computes its heuristic only where a weight needs it);
+# others: the network, mixed with the game's ``guide`` (``azcourse.alphazero.agent.play_evaluator``)
+PLAY_EVALUATORS = {
+    "azul": "azcourse.azul.checkpoints:play_evaluator",
+    "azul_replies": "azcourse.azul.checkpoints:play_evaluator",
+}
 _NAME = re.compile(r"([a-z_]+?)(\d*)")
 
 
@@ -114,3 +121,12 @@ def make_alphabeta(spec: str, game_name: str, rng=None):
     module, attribute = EVALUATIONS[family].split(":")
     evaluate = getattr(importlib.import_module(module), attribute)
     return AlphaBetaAgent(game, functools.partial(evaluate, game), int(depth), name=f"alphabeta:{depth}")
+
+
+def own_play_evaluator(game_name: str):
+    """The family's own leaf evaluation for its checkpoints' agents (``PLAY_EVALUATORS``), or None."""
+    family = _NAME.fullmatch(make_game(game_name).name).group(1)
+    if family not in PLAY_EVALUATORS:
+        return None
+    module, attribute = PLAY_EVALUATORS[family].split(":")
+    return getattr(importlib.import_module(module), attribute)

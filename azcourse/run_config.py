@@ -2,6 +2,7 @@
 the TOML file, its text form, and the rule that a resumed run keeps its configuration."""
 from __future__ import annotations
 
+import math
 import pathlib
 import tomllib
 from typing import Iterable, Mapping
@@ -27,14 +28,19 @@ def read_table(path) -> dict:
 
 
 def toml_text(values: Mapping) -> str:
-    """``key = value`` lines of plain values (booleans, numbers, text, lists of numbers) as TOML."""
+    """``key = value`` lines of plain values (booleans, numbers, text, lists of numbers) as TOML, then each
+    mapping value as a ``[key]`` table of such lines."""
     def text(value):
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
             return f'"{value}"'
+        if isinstance(value, float) and math.isinf(value):
+            return "inf" if value > 0 else "-inf"
         return repr(value)
-    return "".join(f"{key} = {text(value)}\n" for key, value in values.items())
+    plain = "".join(f"{key} = {text(value)}\n" for key, value in values.items() if not isinstance(value, Mapping))
+    tables = "".join(f"\n[{key}]\n" + toml_text(value) for key, value in values.items() if isinstance(value, Mapping))
+    return plain + tables
 
 
 def check_resumable(saved: Mapping, current: Mapping, resumable: Iterable[str], run_dir) -> None:

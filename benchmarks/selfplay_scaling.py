@@ -58,7 +58,7 @@ def main(argv=None) -> None:
         run.best_params = load_checkpoint(args.checkpoint).params
     params = host_params(run.best_params)
     spec = NetSpec.for_game(run.game, config.channels, config.hidden)
-    print(f"{config.game}: {args.games} games, {config.simulations} simulations a move, network "
+    print(f"{config.game}: {args.games} games, {config.search.simulations} simulations a move, network "
           f"{spec.as_dict()['channels']} conv + {spec.as_dict()['hidden']} dense, inference {config.inference}, "
           f"{os.cpu_count()} cores")
     from azcourse.alphazero.selfplay import play_game
@@ -79,7 +79,7 @@ def main(argv=None) -> None:
         pool.close()
     base = None
     for label, (seconds, moves) in figures.items():
-        rate = moves * config.simulations / seconds
+        rate = moves * config.search.simulations / seconds
         base = base or rate
         print(f"  {label:<36} {moves / seconds:8.1f} moves/s {rate:10,.0f} simulations/s  {rate / base:5.2f}x")
 

@@ -18,7 +18,7 @@ from azcourse.alphazero import learn
 from azcourse.alphazero.__main__ import main
 from azcourse.alphazero.agent import AlphaZeroAgent, load_agent
 from azcourse.alphazero.checkpoints import PARAMS_FILE, load_checkpoint
-from azcourse.alphazero.config import AlphaZeroConfig, ConfigError, load_config, parse_override, to_toml
+from azcourse.alphazero.config import LEGACY_SEARCH_KEYS, AlphaZeroConfig, ConfigError, load_config, parse_override, to_toml
 from azcourse.alphazero.flax_net import init_params, jax_forward, make_module
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor, param_count
 from azcourse.alphazero.replay import ReplayWindow
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TTT_CONFIG = ROOT / "configs" / "tictactoe_az.toml"
 EXECUTION_KEYS = ("selfplay_batch", "workers")
 # a few seconds of real training on 3x3 Hex, with gating on so that the resume covers it too
-TINY_HEX = dict(game="hex3", iterations=2, games_per_iteration=3, simulations=8, temperature_moves=2,
+TINY_HEX = dict(game="hex3", iterations=2, games_per_iteration=3, search=dict(simulations=8), temperature_moves=2,
                 replay_positions=200, batch_size=16, train_steps=5, hidden=(16,), gate_games=2, gate_simulations=4,
                 checkpoint_every=1)
 
@@ -178,8 +178,8 @@ def test_log_has_every_term_and_gating_decides_the_best_network(hex_runs):
 @pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_a_continued_run_refuses_another_config_and_a_foreign_folder(hex_runs, tmp_path):
     straight, _ = hex_runs
-    with pytest.raises(ConfigError, match="simulations: 8 there"):
-        train(AlphaZeroConfig(**{**TINY_HEX, "simulations": 9}), straight, show_progress=False)
+    with pytest.raises(ConfigError, match="search.simulations: 8 there"):
+        train(AlphaZeroConfig(**{**TINY_HEX, "search": {"simulations": 9}}), straight, show_progress=False)
     (tmp_path / "notes.txt").write_text("someone else's")
     with pytest.raises(ConfigError, match="not empty"):
         train(AlphaZeroConfig(**TINY_HEX), tmp_path, show_progress=False)
@@ -210,7 +210,7 @@ def test_checkpoint_round_trip_card_params_and_agent(hex_runs):
     assert summary.games == 4 and summary.wins + summary.draws + summary.losses == 4
     agent = make(np.random.default_rng(0))
     assert isinstance(agent, AlphaZeroAgent) and agent.mcts.config.simulations == 10
-    assert load_agent(straight).mcts.config.simulations == TINY_HEX["simulations"]  # the card's default
+    assert load_agent(straight).mcts.config.simulations == TINY_HEX["search"]["simulations"]  # the card's default
 
 
 def test_missing_checkpoint_is_refused_with_what_was_tried(tmp_path):
@@ -411,24 +411,29 @@ def test_the_othello_and_tak_configs_use_only_known_keys_and_match_their_shipped
         assert config.game == name and config.channels == () and config.hidden == (256, 256)
         card = ROOT / "ckpts" / name / "best" / "card.json"
         if card.is_file():  # the shipped run was trained by this very config
-            trained = {**AlphaZeroConfig().to_dict(), **json.loads(card.read_text())["training"]["config"]}
+            trained = AlphaZeroConfig.from_data(json.loads(card.read_text())["training"]["config"]).flat()
             # where self-play runs (selfplay_batch, workers) is not what it learns: the configs may turn batching on
             assert {k: v for k, v in trained.items() if k not in EXECUTION_KEYS} == \
-                {k: (list(v) if isinstance(v, tuple) else v) for k, v in config.__dict__.items() if k not in EXECUTION_KEYS}
+                {k: v for k, v in config.flat().items() if k not in EXECUTION_KEYS}
 
 
 def test_every_key_is_explained_in_the_tictactoe_config():
     text = TTT_CONFIG.read_text()
-    for key in AlphaZeroConfig.__dataclass_fields__:
-        line = next((row for row in text.splitlines() if row.split("=")[0].strip() == key), None)
+    top, _, search = text.partition("\n[search]\n")
+    for key, table in [(key, top) for key in AlphaZeroConfig.__dataclass_fields__ if key != "search"] + \
+            [(key, search) for key in LEGACY_SEARCH_KEYS]:
+        line = next((row for row in table.splitlines() if row.split("=")[0].strip() == key), None)
         assert line is not None and "#" in line, f"{key} is not set and explained in {TTT_CONFIG.name}"
+    for key in set(MCTSConfig.__dataclass_fields__) - set(LEGACY_SEARCH_KEYS):  # the others: named in a comment
+        assert key in search, f"search.{key} is not named in {TTT_CONFIG.name}'s [search] table"
 
 
 @pytest.mark.slow  # trains: the whole suite only (tests/conftest.py)
 def test_command_line_trains_matches_and_refuses(tmp_path, capsys):
     run_dir = tmp_path / "cli"
-    sets = [arg for key, value in TINY_HEX.items() if key != "gate_games"
-            for arg in ("--set", f"{key}={list(value) if isinstance(value, tuple) else value}")]
+    flat = AlphaZeroConfig(**TINY_HEX).flat()
+    sets = [arg for key, value in flat.items() if key != "gate_games" and value != AlphaZeroConfig().flat().get(key)
+            for arg in ("--set", f"{key}={list(value) if isinstance(value, (tuple, list)) else value}")]
     assert main(["train", "--run-dir", str(run_dir), *sets, "--set", "iterations=1"]) == 0
     card = json.loads((run_dir / "best" / "card.json").read_text())
     assert card["command"].startswith("python -m azcourse.alphazero train --run-dir") and card["iteration"] == 1

@@ -6,6 +6,7 @@ Self-play here uses an untrained numpy network and a few simulations; the one ru
 two steps (a smoke test of the whole path: weights in the replay, the weighted loss, the card's root policy).
 """
 import csv
+import dataclasses
 import json
 
 import jax
@@ -15,13 +16,15 @@ from scipy.special import log_softmax
 
 from azcourse.alphazero import learn
 from azcourse.alphazero import train as train_module
-from azcourse.alphazero.agent import AlphaZeroAgent, load_agent, search_settings
+from azcourse.alphazero import searches as search_settings
+from azcourse.alphazero.agent import AlphaZeroAgent, load_agent
+from azcourse.alphazero.checkpoints import load_checkpoint
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
 from azcourse.alphazero.flax_net import init_params, make_module
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
 from azcourse.alphazero.replay import ReplayWindow
 from azcourse.alphazero.selfplay import discounted, play_game, play_games, positions
-from azcourse.alphazero.workers import InProcessPool, cheap_config, host_params, search_config
+from azcourse.alphazero.workers import InProcessPool, host_params
 from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS
 from azcourse.tictactoe.game import TicTacToe
@@ -37,15 +40,18 @@ def searches(game, config: AlphaZeroConfig, seeds, simulations=None, search=MCTS
     _, net = network(game)
     evaluator = NetworkEvaluator(Predictor(game, net))
     rngs = [np.random.default_rng(seed) for seed in seeds]
-    return [search(game, evaluator, search_config(config, simulations), rng) for rng in rngs], rngs
+    settings = search_settings.full(config) if simulations is None else \
+        dataclasses.replace(config.search, simulations=simulations)
+    return [search(game, evaluator, settings, rng) for rng in rngs], rngs
 
 
 # -- playout-cap randomisation --------------------------------------------------------------------------------
 def test_cheap_moves_keep_their_result_but_carry_no_policy_target():
     game = TicTacToe()
-    config = AlphaZeroConfig(simulations=12, cheap_fraction=0.5, cheap_simulations=2, temperature_moves=2)
+    config = AlphaZeroConfig(search=dict(simulations=12), cheap_fraction=0.5, cheap_simulations=2,
+                             temperature_moves=2)
     (search,), (rng,) = searches(game, config, [3])
-    cheap = cheap_config(config)
+    cheap = search_settings.cheap(config)
     assert cheap.simulations == 2 and cheap.dirichlet_alpha == 0 and search.config.dirichlet_alpha > 0
     records = [play_game(game, search, 2, rng, True, cheap, 0.5) for _ in range(6)]
     assert search.config is not cheap  # the search's own config is back after the games
@@ -64,18 +70,18 @@ def test_cheap_moves_keep_their_result_but_carry_no_policy_target():
 
 def test_without_cheap_moves_self_play_is_unchanged_and_every_position_has_a_target():
     game = TicTacToe()
-    config = AlphaZeroConfig(simulations=8)
+    config = AlphaZeroConfig(search=dict(simulations=8))
     (one,), (rng_one,) = searches(game, config, [5])
     (two,), (rng_two,) = searches(game, config, [5])
-    plain, weighted = play_game(game, one, 3, rng_one), play_game(game, two, 3, rng_two, True, cheap_config(config), 0.0)
+    plain, weighted = play_game(game, one, 3, rng_one), play_game(game, two, 3, rng_two, True, search_settings.cheap(config), 0.0)
     for name in ("x", "pi", "z", "returns"):
         np.testing.assert_array_equal(getattr(plain, name), getattr(weighted, name))
-    assert cheap_config(config) is None and (plain.w == 1).all()
+    assert search_settings.cheap(config) is None and (plain.w == 1).all()
 
 
 def test_a_discounted_value_target_shrinks_with_the_distance_to_the_end_and_keeps_its_sign():
     game = TicTacToe()
-    (search,), (rng,) = searches(game, AlphaZeroConfig(simulations=8), [7])
+    (search,), (rng,) = searches(game, AlphaZeroConfig(search=dict(simulations=8)), [7])
     played = play_game(game, search, 3, rng)
     x, pi, z, w = positions(game, played, symmetries=False, discount=0.9)
     steps = played.moves - 1 - np.arange(played.moves)
@@ -123,11 +129,11 @@ def test_the_replay_keeps_the_weights_and_loads_a_state_saved_without_them():
 
 # -- the growing budget ---------------------------------------------------------------------------------------------
 def test_the_budget_grows_linearly_then_stays():
-    config = AlphaZeroConfig(simulations=40, simulations_start=8, simulations_growth_iterations=4)
+    config = AlphaZeroConfig(search=dict(simulations=40), simulations_start=8, simulations_growth_iterations=4)
     assert [config.simulations_at(k) for k in range(1, 8)] == [8, 16, 24, 32, 40, 40, 40]
-    odd = AlphaZeroConfig(simulations=10, simulations_start=3, simulations_growth_iterations=3)
+    odd = AlphaZeroConfig(search=dict(simulations=10), simulations_start=3, simulations_growth_iterations=3)
     assert [odd.simulations_at(k) for k in range(1, 6)] == [3, 5, 7, 10, 10]  # 3 + 7 k // 3
-    assert {AlphaZeroConfig(simulations=40).simulations_at(k) for k in range(1, 5)} == {40}
+    assert {AlphaZeroConfig(search=dict(simulations=40)).simulations_at(k) for k in range(1, 5)} == {40}
 
 
 def test_the_trainer_and_its_workers_search_with_the_iteration_s_budget(tmp_path, monkeypatch):
@@ -137,7 +143,7 @@ def test_the_trainer_and_its_workers_search_with_the_iteration_s_budget(tmp_path
         budgets.append(search.config.simulations)
         return real(game, search, *args)
     monkeypatch.setattr(train_module, "play_game", recording)
-    config = AlphaZeroConfig(iterations=3, games_per_iteration=1, simulations=12, simulations_start=4,
+    config = AlphaZeroConfig(search=dict(simulations=12), iterations=3, games_per_iteration=1, simulations_start=4,
                              simulations_growth_iterations=2, train_steps=0, hidden=(8,), replay_positions=100)
     train_module.train(config, tmp_path / "run", show_progress=False)
     assert budgets == [4, 8, 12]
@@ -163,8 +169,9 @@ class Recording(MCTS):
 
 def test_gumbel_self_play_plays_the_search_s_choice_and_learns_its_improved_policy():
     game = TicTacToe()
-    config = AlphaZeroConfig(simulations=8, root_policy="gumbel", max_considered_actions=4, temperature_moves=9)
-    settings = search_config(config)
+    config = AlphaZeroConfig(search=dict(simulations=8, root_policy="gumbel", max_considered_actions=4),
+                             temperature_moves=9)
+    settings = search_settings.full(config)
     assert settings.root_policy == "gumbel" and settings.dirichlet_alpha == 0 and settings.max_considered_actions == 4
     (search,), (rng,) = searches(game, config, [1], search=Recording)
     played = play_game(game, search, config.temperature_moves, rng, True)
@@ -179,9 +186,9 @@ def test_gumbel_self_play_plays_the_search_s_choice_and_learns_its_improved_poli
 
 def test_gumbel_games_with_cheap_moves_in_lockstep_are_the_games_played_one_at_a_time():
     game = TicTacToe()
-    config = AlphaZeroConfig(simulations=8, root_policy="gumbel", max_considered_actions=4, cheap_fraction=0.3,
-                             cheap_simulations=2)
-    cheap, seeds = cheap_config(config), [4, 5, 6]
+    config = AlphaZeroConfig(search=dict(simulations=8, root_policy="gumbel", max_considered_actions=4),
+                             cheap_fraction=0.3, cheap_simulations=2)
+    cheap, seeds = search_settings.cheap(config), [4, 5, 6]
     alone = []
     for seed in seeds:
         (search,), (rng,) = searches(game, config, [seed])
@@ -197,7 +204,8 @@ def test_gumbel_games_with_cheap_moves_in_lockstep_are_the_games_played_one_at_a
 def test_a_gumbel_agent_samples_with_noise_first_then_plays_without():
     game = TicTacToe()
     _, net = network(game)
-    agent = AlphaZeroAgent(game, net, 8, 0, sample_moves=1, root_policy="gumbel", max_considered_actions=4)
+    agent = AlphaZeroAgent(game, net, search_settings.from_card({"simulations": 8, "root_policy": "gumbel",
+                                                                 "max_considered_actions": 4}), 0, sample_moves=1)
     state = game.initial_state()
     first = agent.choose(state)
     assert agent.mcts.config.gumbel_scale == 1.0 and 0 <= first < 9
@@ -205,12 +213,12 @@ def test_a_gumbel_agent_samples_with_noise_first_then_plays_without():
     state = game.next_state(state, first)
     agent.choose(state)
     assert agent.mcts.config.gumbel_scale == 0.0  # greedy after the sampled moves
-    assert search_settings({"c_init": 1.0, "c_base": 2.0, "unvisited_value": 0.0})["root_policy"] == "puct"
+    assert search_settings.from_card({"c_init": 1.0, "c_base": 2.0, "unvisited_value": 0.0}).root_policy == "puct"
 
 
 def test_a_gumbel_run_with_cheap_moves_and_a_growing_budget_trains_and_its_agent_searches_so(tmp_path):
-    config = AlphaZeroConfig(iterations=2, games_per_iteration=2, simulations=8, simulations_start=4,
-                             simulations_growth_iterations=1, root_policy="gumbel", max_considered_actions=4,
+    config = AlphaZeroConfig(search=dict(simulations=8, root_policy="gumbel", max_considered_actions=4), iterations=2,
+                             games_per_iteration=2, simulations_start=4, simulations_growth_iterations=1,
                              cheap_fraction=0.5, cheap_simulations=2, train_steps=2, batch_size=8, hidden=(8,),
                              replay_positions=200, gate_games=2, gate_simulations=4)
     run_dir = tmp_path / "run"
@@ -245,9 +253,9 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
         return result
 
     monkeypatch.setattr(mcts_module.MCTS, "_simulate_steps", watching)
-    config = AlphaZeroConfig(game="azul", iterations=1, games_per_iteration=1, simulations=4, root_policy="gumbel",
-                             max_considered_actions=4, chance_outcomes=0, train_steps=2, batch_size=8, hidden=(16,), action_head=True,
-                             replay_positions=500, symmetries=False)
+    config = AlphaZeroConfig(search=dict(simulations=4, root_policy="gumbel", max_considered_actions=4, chance_outcomes=0),
+                             game="azul", iterations=1, games_per_iteration=1, train_steps=2, batch_size=8,
+                             hidden=(16,), action_head=True, replay_positions=500, symmetries=False)
     run_dir = tmp_path / "run"
     train_module.train(config, run_dir, show_progress=False)
     rows = list(csv.DictReader((run_dir / "log.csv").open()))
@@ -267,7 +275,8 @@ def test_azul_trains_on_the_one_trainer_with_the_refill_as_a_leaf(tmp_path, monk
 
     net = load_network(run_dir / "best")
     prior, value = net(state)
-    trainer_prior, trainer_value = agent.mcts.evaluator.predict(state)  # softmax over all 181 actions
+    checkpoint = load_checkpoint(run_dir)
+    trainer_prior, trainer_value = Predictor(game, checkpoint.net)(state)  # softmax over all 181 actions
     legal = game.legal_mask(state)
     assert prior[~legal].sum() == 0 and value == pytest.approx(trainer_value)
     np.testing.assert_allclose(prior[legal], trainer_prior[legal] / trainer_prior[legal].sum(), rtol=1e-5)
@@ -289,10 +298,10 @@ def test_a_warm_start_imitates_the_teacher_before_the_first_iteration(tmp_path):
     game = Azul()
     played = teacher_game(game, greedy_agent, 0.0, np.random.default_rng(0))
     assert played.moves > 40 and np.all(played.pi.sum(axis=1) == 1) and set(np.unique(played.z)) <= {-1.0, 0.0, 1.0}
-    config = AlphaZeroConfig(game="azul", iterations=1, games_per_iteration=1, simulations=4, root_policy="gumbel",
-                             max_considered_actions=4, chance_outcomes=0, train_steps=1, batch_size=256, hidden=(32,),
-                             action_head=True, replay_positions=5000, symmetries=False, warm_start_games=30,
-                             warm_start_steps=150)
+    config = AlphaZeroConfig(search=dict(simulations=4, root_policy="gumbel", max_considered_actions=4, chance_outcomes=0),
+                             game="azul", iterations=1, games_per_iteration=1, train_steps=1, batch_size=256,
+                             hidden=(32,), action_head=True, replay_positions=5000, symmetries=False,
+                             warm_start_games=30, warm_start_steps=150)
     run_dir = tmp_path / "run"
     train_module.train(config, run_dir, show_progress=False)
     warm = json.loads((run_dir / "best" / "card.json").read_text())["training"]["warm_start"]
@@ -329,7 +338,7 @@ def test_a_margin_value_target_counts_the_final_score_difference_of_the_player_t
     from azcourse.azul.game import Azul
 
     game = Azul()
-    (search,), (rng,) = searches(game, AlphaZeroConfig(simulations=2, chance_outcomes=0), [3])
+    (search,), (rng,) = searches(game, AlphaZeroConfig(search=dict(simulations=2, chance_outcomes=0)), [3])
     for played in (teacher_game(game, greedy_agent, 0.2, np.random.default_rng(5)),
                    play_game(game, search, 0, rng, reuse_tree=False)):
         assert played.margin is not None and played.margin.shape == played.z.shape
@@ -341,7 +350,7 @@ def test_a_margin_value_target_counts_the_final_score_difference_of_the_player_t
         z = positions(game, played, symmetries=False, margin_scale=12.0)[2]
         np.testing.assert_allclose(z, 0.5 * played.z + 0.5 * np.tanh(played.margin / 12.0), rtol=1e-6)
         assert np.all(np.sign(z) == np.sign(played.z)) or winner_margin == 0
-    (search,), (rng,) = searches(TicTacToe(), AlphaZeroConfig(simulations=4), [1])
+    (search,), (rng,) = searches(TicTacToe(), AlphaZeroConfig(search=dict(simulations=4)), [1])
     played = play_game(TicTacToe(), search, 0, rng)
     assert played.margin is None  # no scores: the result alone
     with pytest.raises(ValueError, match="needs a game that keeps scores"):
@@ -350,8 +359,13 @@ def test_a_margin_value_target_counts_the_final_score_difference_of_the_player_t
 
 # -- refusals ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("values, message", [
-    ({"root_policy": "sampled"}, "root_policy must be one of puct, gumbel"),
-    ({"max_considered_actions": 0}, "max_considered_actions must be at least 1"),
+    ({"search": {"simulations": 50, "root_policy": "sampled"}}, "search: root_policy is 'puct' or 'gumbel'"),
+    ({"search": {"simulations": 50, "max_considered_actions": 0}}, "search: simulations and max_considered_actions"),
+    ({"search": {"simulations": 50, "tree_policy": "uct"}}, "search.tree_policy must be 'puct'"),
+    ({"search": {"simulations": 50, "time_limit": 1.0}}, "search.time_limit must be unset"),
+    ({"search": {"simulations": 50, "rollouts": 3}}, "unknown search key 'rollouts'"),
+    ({"search": {"simulations": 50, "root_policy": "gumbel", "dirichlet_alpha": 0.3}},
+     "the Gumbel root policy needs tree_policy 'puct' and no Dirichlet noise"),
     ({"cheap_fraction": 1.0, "cheap_simulations": 4}, r"cheap_fraction must lie in \[0, 1\)"),
     ({"cheap_fraction": -0.1}, r"cheap_fraction must lie in \[0, 1\)"),
     ({"cheap_fraction": 0.5}, "cheap_simulations must lie between 1 and the first iteration's simulations"),
@@ -367,13 +381,13 @@ def test_a_margin_value_target_counts_the_final_score_difference_of_the_player_t
     ({"value_discount": 1.5}, r"value_discount must lie in \(0, 1\]"),
     ({"warm_start_epsilon": 1.5}, r"warm_start_epsilon must lie in \[0, 1\]"),
     ({"warm_start_games": -1}, "warm_start_games and warm_start_steps must be 0 or more"),
-    ({"chance_outcomes": -1}, "chance_outcomes must be 0"),
+    ({"search": {"simulations": 50, "chance_outcomes": -1}}, "chance_outcomes at least 0"),
     ({"value_margin_scale": -1.0}, "value_margin_scale must be 0"),
     ({"value_margin_scale": 12.0, "search_path": "compiled"}, "value_margin_scale needs search_path 'generic'"),
 ])
 def test_out_of_range_search_options_are_refused(values, message):
     with pytest.raises(ConfigError, match=message):
-        AlphaZeroConfig(simulations=50, **values)
+        AlphaZeroConfig(**{"search": {"simulations": 50}, **values})
 
 
 def test_a_warm_start_or_action_head_the_game_cannot_give_is_refused_before_the_run_folder(tmp_path):

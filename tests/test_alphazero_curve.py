@@ -59,8 +59,8 @@ def test_the_figure_is_drawn_from_the_curve_log(tmp_path):
 def test_evaluate_plays_each_kept_checkpoint_once_and_logs_its_training_time(tmp_path, capsys):
     pytest.importorskip("pyspiel")
     run_dir = tmp_path / "run"
-    tiny = AlphaZeroConfig(game="tictactoe", iterations=1, games_per_iteration=2, simulations=4, train_steps=0,
-                           batch_size=8, hidden=(8,), checkpoint_every=1)
+    tiny = AlphaZeroConfig(search=dict(simulations=4), game="tictactoe", iterations=1, games_per_iteration=2,
+                           train_steps=0, batch_size=8, hidden=(8,), checkpoint_every=1)
     train(tiny, run_dir, show_progress=False)
     rows = evaluate(run_dir, games=4, simulations=4, opponent_simulations=4, progress=False)
     assert [row["iteration"] for row in rows] == [0, 1]
@@ -84,7 +84,7 @@ def tiny_ckpts(tmp_path, monkeypatch):
     """A temporary ``ckpts/`` holding untrained Gumbel MLPs named ``othello8`` and ``hex7``."""
     monkeypatch.setattr(checkpoints, "CKPT_ROOT", tmp_path)
     for game in ("othello8", "hex7"):
-        train(AlphaZeroConfig(game=game, iterations=0, simulations=8, hidden=(8,), root_policy="gumbel"),
+        train(AlphaZeroConfig(search=dict(simulations=8, root_policy="gumbel"), game=game, iterations=0, hidden=(8,)),
               tmp_path / game, show_progress=False)
     return tmp_path
 

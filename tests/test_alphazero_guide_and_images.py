@@ -24,7 +24,8 @@ from azcourse.alphazero.replay import random_images
 from azcourse.alphazero.selfplay import play_games
 from azcourse.alphazero import train as train_module
 from azcourse.alphazero.train import train
-from azcourse.alphazero.workers import InProcessPool, host_params, search_config
+from azcourse.alphazero import searches
+from azcourse.alphazero.workers import InProcessPool, host_params
 from azcourse.azul import heuristics
 from azcourse.azul.agents import greedy_agent
 from azcourse.azul.features import encode
@@ -33,8 +34,8 @@ from azcourse.azul.mcts_agent import PRIOR_FLOOR, AzulEvaluator
 from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
 from azcourse.core.mcts import MCTS
 
-TINY = dict(game="azul", iterations=2, games_per_iteration=1, simulations=4, root_policy="gumbel",
-            max_considered_actions=4, chance_outcomes=0, train_steps=2, batch_size=8, hidden=(16,),
+TINY = dict(game="azul", iterations=2, games_per_iteration=1,
+            search=dict(simulations=4, root_policy="gumbel", max_considered_actions=4, chance_outcomes=0), train_steps=2, batch_size=8, hidden=(16,),
             action_head=True, replay_positions=500, symmetries=False, checkpoint_every=1)
 GUIDED = dict(TINY, guide_prior_mix=0.5, guide_value_mix=0.25, guide_from=1, sample_symmetries=True,
               sample_symmetries_from=1)
@@ -79,14 +80,14 @@ def test_azul_s_guide_is_the_projected_score_as_a_prior_and_a_value():
 
 
 def test_the_guided_evaluator_mixes_as_azul_s_own_search_evaluator_does():
-    """The generic mix with the guide's weights (prior_mix, value_mix) is Azul's play-time evaluator with the
-    network's value weight 1 - value_mix, on decision boards and at the refill, one board or a batch."""
+    """The generic mix with the guide's weights (prior_mix, value_mix) is Azul's play-time evaluator with the same
+    weights (one convention), on decision boards and at the refill, one board or a batch."""
     game, _, net = azul_net()
     predictor = Predictor(game, net, forward_many=net.forward)
     boards = greedy_positions(40, seed=1)
     for prior_mix, value_mix in [(0.5, 0.5), (0.25, 0.75), (0.0, 1.0), (1.0, 0.0)]:
         guided = GuidedEvaluator(NetworkEvaluator(predictor, predictor.predict_many), prior_mix, value_mix)
-        azul = AzulEvaluator(predictor, prior_mix=prior_mix, value_mix=1.0 - value_mix)
+        azul = AzulEvaluator(predictor, prior_mix=prior_mix, value_mix=value_mix)
         batched = guided.many(game, boards)
         for board, (prior, values) in zip(boards, batched):
             one_prior, one_values = guided(game, board, None)
@@ -133,7 +134,7 @@ def test_a_worker_guides_self_play_in_the_iterations_after_guide_from_only():
 
     def alone(evaluator):
         rng = np.random.default_rng(5)
-        search = MCTS(game, evaluator, search_config(config), rng)
+        search = MCTS(game, evaluator, searches.full(config), rng)
         return play_games(game, [search], config.temperature_moves, [rng], config.reuse_tree, evaluator.many)[0]
 
     network = NetworkEvaluator(Predictor(game, net, forward_many=net.forward))

@@ -21,7 +21,7 @@ from azcourse.alphazero.network import NetSpec
 from azcourse.alphazero.train import TIMING_FIELDS, train
 from azcourse.tictactoe.game import TicTacToe
 
-TINY = dict(game="hex3", iterations=4, games_per_iteration=3, simulations=8, temperature_moves=2,
+TINY = dict(game="hex3", iterations=4, games_per_iteration=3, search=dict(simulations=8), temperature_moves=2,
             replay_positions=200, batch_size=16, train_steps=5, hidden=(16,), checkpoint_every=1,
             learning_rate=0.01)
 # constant for two iterations, then annealed; the last two iterations averaged

@@ -117,26 +117,65 @@ def test_model_agents_registry_entries():
     assert search_agent.config.time_limit == checkpoints.DEFAULT_TIME_LIMIT
 
 
-def test_a_card_s_search_entry_sets_the_agent_s_search_and_a_call_overrides_it(tmp_path):
+def test_a_card_s_play_entry_sets_the_agent_s_search_and_a_call_overrides_it(tmp_path):
     _checkpoint(tmp_path)
     card = checkpoints.read_card(tmp_path)
-    checkpoints.write_card(tmp_path, {**card, "search": {"prior_mix": 0.25, "value_mix": 0.75, "chance": "sample"}})
+    checkpoints.write_card(tmp_path, {**card, "play": {**card["play"], "chance_outcomes": 4, "prior_mix": 0.25,
+                                                       "value_mix": 0.25}})
     agent = checkpoints.load_agent(tmp_path, simulations=8)
-    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.25, 0.75)
-    assert agent.config.chance_outcomes == 4  # "sample": four refills kept per chance node
-    assert checkpoints.load_agent(tmp_path, simulations=8, chance="round").config.chance_outcomes == 0
-    checkpoints.write_card(tmp_path, card)  # no entry: the defaults (SEARCH_MIXES, the refill a leaf)
+    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.25, 0.25)
+    assert agent.config.chance_outcomes == 4 and agent.config.c_init == 1.5 and agent.config.simulations == 8
+    assert checkpoints.load_agent(tmp_path, simulations=8, chance_outcomes=0).config.chance_outcomes == 0
+    assert checkpoints.load_agent(tmp_path, time_limit=0.2).config.simulations == 8  # the card's budget
+    checkpoints.write_card(tmp_path, card)  # no mixes: the network alone
     agent = checkpoints.load_agent(tmp_path, simulations=8)
-    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.5, 0.5) and agent.config.chance_outcomes == 0
-    checkpoints.write_card(tmp_path, {**card, "search": {"chance": "always"}})
-    with pytest.raises(ValueError, match="chance"):
-        checkpoints.load_agent(tmp_path, simulations=8)
+    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.0, 0.0) and agent.config.chance_outcomes == 0
+    with pytest.raises(ValueError, match="chance_outcomes at least 0"):
+        checkpoints.load_agent(tmp_path, simulations=8, chance_outcomes=-1)
+
+
+def _decision_boards(count, seed=7):
+    """Decision boards of random games (a third of the positions with a choice), the same on every run."""
+    rng, game, boards = np.random.default_rng(seed), Azul(), []
+    while len(boards) < count:
+        board = game.initial_state(rng)
+        while not game.is_terminal(board) and len(boards) < count:
+            if game.is_chance(board):
+                board = game.resolve_chance(board, rng)
+                continue
+            legal = np.flatnonzero(game.legal_mask(board))
+            if len(legal) > 1 and rng.random() < 0.3:
+                boards.append(board.copy())
+            board = game.next_state(board, int(rng.choice(legal)))
+    return boards
+
+
+# The moves of azul_strong at 100 simulations on _decision_boards(12), seed i for board i, as Azul's loader played
+# them when the card's rows were measured (commit 8581e93, before the search settings were one description)
+STRONG_MOVES = [37, 97, 98, 7, 1, 4, 61, 171, 108, 21, 133, 24]
+
+
+@pytest.mark.skipif("azul_strong" not in SHIPPED, reason="no shipped azul_strong checkpoint")
+def test_both_loaders_play_azul_strong_as_its_card_s_rows_were_measured():
+    from azcourse.alphazero.agent import load_agent
+
+    azul = checkpoints.load_agent("azul_strong", simulations=100)
+    generic = [load_agent("azul_strong", rng=np.random.default_rng(i), simulations=100, proofs=False)
+               for i in range(len(STRONG_MOVES))]
+    boards = _decision_boards(len(STRONG_MOVES))
+    assert [azul(board, np.random.default_rng(i)) for i, board in enumerate(boards)] == STRONG_MOVES
+    assert [agent.choose(board) for agent, board in zip(generic, boards)] == STRONG_MOVES
+    assert generic[0].mcts.config == azul.config
 
 
 @pytest.mark.skipif("azul_strong" not in SHIPPED, reason="no shipped azul_strong checkpoint")
 def test_the_shipped_strong_searches_past_the_refill_as_its_card_measured():
     # docs/azul_model.md's card rows with search were played with these settings
     agent = checkpoints.make_model_agent("strong+search:0.5s")
-    assert checkpoints.read_card("azul_strong")["search"] == {"prior_mix": 0.25, "value_mix": 0.75, "chance": "sample"}
+    play = checkpoints.read_card("azul_strong")["play"]
+    assert {key: play[key] for key in ("tree_policy", "c_init", "c_base", "fpu_reduction", "chance_outcomes",
+                                       "prior_mix", "value_mix")} == {
+        "tree_policy": "puct", "c_init": 1.5, "c_base": float("inf"), "fpu_reduction": 0.1, "chance_outcomes": 4,
+        "prior_mix": 0.25, "value_mix": 0.25}  # value_mix: the heuristic's weight (the network's 0.75)
     assert agent.config.chance_outcomes == 4 and agent.config.time_limit == 0.5
-    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.25, 0.75)
+    assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.25, 0.25)

@@ -88,9 +88,9 @@ def test_azul_replies_comes_from_the_registry_and_its_factory_orders_are_exact()
 
 
 def test_a_run_on_azul_replies_trains_and_azul_s_loaders_read_its_checkpoint(tmp_path):
-    config = AlphaZeroConfig(game="azul_replies", iterations=1, games_per_iteration=1, simulations=4,
-                             root_policy="gumbel", max_considered_actions=4, chance_outcomes=0, train_steps=2,
-                             batch_size=8, hidden=(16,), action_head=True, replay_positions=500, symmetries=False,
+    config = AlphaZeroConfig(search=dict(simulations=4, root_policy="gumbel", max_considered_actions=4, chance_outcomes=0),
+                             game="azul_replies", iterations=1, games_per_iteration=1, train_steps=2, batch_size=8,
+                             hidden=(16,), action_head=True, replay_positions=500, symmetries=False,
                              warm_start_games=2, warm_start_steps=2, sample_symmetries=True)
     train(config, tmp_path / "run", show_progress=False)
     best = tmp_path / "run" / "best"

@@ -129,7 +129,7 @@ def test_the_jitted_batched_forward_pads_and_agrees_with_numpy():
     np.testing.assert_allclose(values, expected[1], rtol=1e-4, atol=1e-5)
 
 
-SMALL = dict(game="tictactoe", iterations=2, games_per_iteration=6, simulations=12, temperature_moves=2,
+SMALL = dict(game="tictactoe", iterations=2, games_per_iteration=6, search=dict(simulations=12), temperature_moves=2,
              replay_positions=500, batch_size=16, train_steps=3, hidden=(16,), checkpoint_every=1,
              selfplay_batch=3, workers=2)
 

@@ -1,10 +1,7 @@
 """The compiled self-play search (``azcourse.alphazero.compiled_search``) against the generic one.
 
-The network is a small random numpy MLP (``NumpyNet``) whose weights are multiples of 1/8 (1/64 in the
-value head): on the 0/1 encodings every product and sum is exact in float32, so a position's logits and
-value do not depend on the batch it is evaluated in. The compiled path, which evaluates one batch of
-many games a round, must then reproduce the generic search, which evaluates one position a call, to the
-last bit: the same visit counts at every move, the same moves, the same records.
+Compiled by numba, on every board size the trainer meets; ``tests/compiled_twin.py`` has the shared pieces
+and why the comparison is exact, ``tests/test_compiled_twin_plain.py`` the same comparison as plain Python.
 """
 from __future__ import annotations
 
@@ -19,7 +16,6 @@ from azcourse.alphazero import compiled_search
 from azcourse.alphazero.compiled_search import Lockstep, play_games, returns_of, rules_for
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
-from azcourse.alphazero.selfplay import play_game
 from azcourse.alphazero.train import train
 from azcourse.alphazero.workers import SelfPlayWorker
 from azcourse.core.evaluators import NetworkEvaluator
@@ -28,52 +24,10 @@ from azcourse.hex import compiled as hex_rules
 from azcourse.othello import compiled as othello_rules
 from azcourse.registry import make_game
 
+from compiled_twin import GUMBEL, SETTINGS, dyadic_net, dyadic_params, generic_games, same_games
+
 # numba compiles the search and both games' rules on a fresh clone (about 25 s before the first test ends)
 pytestmark = pytest.mark.slow
-
-SETTINGS = MCTSConfig(simulations=24, tree_policy="puct", c_base=40.0, c_init=1.1, unvisited_value=-0.2,
-                      dirichlet_alpha=0.5, dirichlet_fraction=0.3)
-GUMBEL = MCTSConfig(simulations=20, tree_policy="puct", root_policy="gumbel", max_considered_actions=6, c_visit=30.0,
-                    c_scale=0.2)
-
-
-def dyadic_params(game, hidden=16, seed=0) -> dict:
-    """A one-hidden-layer MLP's ``params`` for ``game``, every weight a small multiple of 1/8 (see the module
-    docstring)."""
-    rng = np.random.default_rng(seed)
-    inputs, actions = int(np.prod(game.encoding_shape)), game.action_space_size
-    layer = lambda fan_in, fan_out, unit: {"kernel": rng.integers(-4, 5, (fan_in, fan_out)) * unit,  # noqa: E731
-                                           "bias": rng.integers(-4, 5, fan_out) * unit}
-    return {"hidden_0": layer(inputs, hidden, 1 / 8), "policy_head": layer(hidden, actions, 1 / 8),
-            "value_head": layer(hidden, 1, 1 / 64)}
-
-
-def dyadic_net(game, seed=0) -> NumpyNet:
-    return NumpyNet(NetSpec.for_game(game, (), (16,)), dyadic_params(game, seed=seed))
-
-
-class RecordingMCTS(MCTS):
-    """The generic search, keeping the root's visit counts of every search."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.visits = []
-
-    def search_steps(self, state, *args):
-        result = yield from super().search_steps(state, *args)
-        self.visits.append(result.visits)
-        return result
-
-
-def generic_games(game, net, seeds, settings, temperature_moves, reuse_tree):
-    """One generic self-play game per seed, each on its own generator; and each game's visit counts per move."""
-    played, visits = [], []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        search = RecordingMCTS(game, NetworkEvaluator(Predictor(game, net)), settings, rng)
-        played.append(play_game(game, search, temperature_moves, rng, reuse_tree))
-        visits.append(search.visits)
-    return played, visits
 
 
 def record_compiled_searches(monkeypatch, seeds, rngs) -> tuple[dict, list]:
@@ -96,15 +50,6 @@ def record_compiled_searches(monkeypatch, seeds, rngs) -> tuple[dict, list]:
     monkeypatch.setattr(Lockstep, "results", recording_results)
     monkeypatch.setattr(compiled_search, "_copy_live", lambda *args: repacks.append(1) or copy_live(*args))
     return visits, repacks
-
-
-def same_games(expected, played):
-    assert len(expected) == len(played)
-    for one, two in zip(expected, played):
-        for name in ("x", "pi", "z", "returns", "w"):
-            np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
-            assert getattr(one, name).dtype == getattr(two, name).dtype and getattr(one, name).shape == \
-                getattr(two, name).shape, name
 
 
 @pytest.mark.parametrize("name", ["othello4", "othello6", "othello8", "hex3", "hex5", "hex7", "hex8"])
@@ -225,7 +170,7 @@ def test_without_noise_and_with_the_default_settings():
 
 def test_the_worker_plays_the_same_games_on_either_search_path():
     """``SelfPlayWorker`` with ``search_path = "compiled"``: the games of the generic path, seed for seed."""
-    config = dict(game="othello6", simulations=12, temperature_moves=3, selfplay_batch=3, hidden=(16,))
+    config = dict(game="othello6", search=dict(simulations=12), temperature_moves=3, selfplay_batch=3, hidden=(16,))
     params = dyadic_params(make_game("othello6"))
     seeds = [11, 12, 13, 14]
     generic = SelfPlayWorker(AlphaZeroConfig(**config).to_dict()).play(params, seeds)
@@ -247,9 +192,9 @@ def test_the_trainer_trains_on_the_compiled_path(tmp_path, monkeypatch):
     calls = []
     compiled_play = compiled_search.play_games
     monkeypatch.setattr(compiled_search, "play_games", lambda *args: calls.append(len(args[4])) or compiled_play(*args))
-    config = AlphaZeroConfig(game="hex4", iterations=2, games_per_iteration=5, simulations=8, temperature_moves=2,
-                             replay_positions=300, batch_size=16, train_steps=3, hidden=(16,), selfplay_batch=4,
-                             search_path="compiled")
+    config = AlphaZeroConfig(search=dict(simulations=8), game="hex4", iterations=2, games_per_iteration=5,
+                             temperature_moves=2, replay_positions=300, batch_size=16, train_steps=3, hidden=(16,),
+                             selfplay_batch=4, search_path="compiled")
     result = train(config, tmp_path / "run", show_progress=False)
     assert result.iterations == 2 and calls == [5, 5]
     with (tmp_path / "run" / "log.csv").open() as f:

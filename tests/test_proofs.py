@@ -112,7 +112,8 @@ def test_the_agent_plays_a_win_in_one_that_its_search_missed_and_only_with_proof
     game = TicTacToe()
     state = game.from_mover_board([1, 1, 0, -1, -1, 0, 0, 0, 0])  # X wins with square 2
     for root_policy in ("puct", "gumbel"):
-        blind = AlphaZeroAgent(game, FavouriteMove(8), 1, 0, root_policy=root_policy, proofs=False)
+        search = MCTSConfig(simulations=1, tree_policy="puct", root_policy=root_policy)
+        blind = AlphaZeroAgent(game, FavouriteMove(8), search, 0, proofs=False)
         assert blind.choose(state) == 8
-        agent = AlphaZeroAgent(game, FavouriteMove(8), 1, 0, root_policy=root_policy)
+        agent = AlphaZeroAgent(game, FavouriteMove(8), search, 0)
         assert agent.choose(state) == 2

@@ -63,7 +63,8 @@ EXPECTED = {
                             "azcourse/core/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py",
                             # the models are checkpoints of the one trainer: its loader, the registry names the game
                             "azcourse/alphazero/__init__.py", "azcourse/alphazero/checkpoints.py",
-                            "azcourse/alphazero/network.py", "azcourse/registry.py", "azcourse/core/alphabeta.py"]
+                            "azcourse/alphazero/network.py", "azcourse/alphazero/searches.py", "azcourse/registry.py",
+                            "azcourse/core/alphabeta.py"]
                   + [f"ckpts/{model}/{name}" for model in ("azul_baseline", "azul_strong")
                      for name in ("card.json", "config.toml", "log.csv", "params.msgpack")]
                   + ["ckpts/azul_strong/curve.csv"],  # the learning curve of its run
@@ -81,7 +82,8 @@ EXPECTED = {
     # ckpts/othello6: the folder that shipped_predictor(GAME, "othello6") reads (best/), its log, config and README
     "othello5_planning": COMMON + ["othello5_planning.ipynb", "azcourse/alphazero/__init__.py",
                                    "azcourse/alphazero/agent.py", "azcourse/alphazero/checkpoints.py",
-                                   "azcourse/alphazero/network.py", "azcourse/core/__init__.py", "azcourse/core/agents.py",
+                                   "azcourse/alphazero/network.py", "azcourse/alphazero/searches.py",
+                                   "azcourse/core/__init__.py", "azcourse/core/agents.py",
                                    "azcourse/core/alphabeta.py",
                                    "azcourse/core/arena.py", "azcourse/core/evaluators.py", "azcourse/core/mcts.py",
                                    "azcourse/core/planners.py", "azcourse/core/proofs.py", "azcourse/core/protocol.py",
@@ -94,7 +96,7 @@ EXPECTED = {
     # README (not the run's intermediate checkpoints/)
     "tak6_alphazero": COMMON + ["tak6_alphazero.ipynb", "azcourse/alphazero/__init__.py", "azcourse/alphazero/agent.py",
                                 "azcourse/alphazero/checkpoints.py", "azcourse/alphazero/flax_net.py",
-                                "azcourse/alphazero/network.py",
+                                "azcourse/alphazero/network.py", "azcourse/alphazero/searches.py",
                                 "azcourse/core/__init__.py", "azcourse/core/agents.py", "azcourse/core/alphabeta.py",
                                 "azcourse/core/arena.py",
                                 "azcourse/core/evaluators.py", "azcourse/core/mcts.py", "azcourse/core/proofs.py",

@@ -22,10 +22,12 @@ import dataclasses
 import numpy as np
 
 from azcourse.core.agents import MCTSAgent, PolicyUnavailable
-from azcourse.core.evaluators import NetworkEvaluator
+from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
 from azcourse.core.mcts import MCTSConfig, visit_distribution
 from azcourse.core.proofs import play_proven
+from azcourse.registry import own_play_evaluator
 
+from . import searches
 from .checkpoints import load_checkpoint
 from .network import Predictor
 
@@ -36,28 +38,22 @@ class AlphaZeroAgent(MCTSAgent):
     Args:
         game: the game (``azcourse.core.protocol.Game``).
         forward: ``forward(encoded) -> (logits (A,), value)``, e.g. a ``NumpyNet``.
-        simulations: simulations per move.
+        search: the ``MCTSConfig`` it searches with (``searches.from_card`` reads a card's).
         rng: the search's generator (or a seed); draws chance outcomes and sampled moves.
-        c_init, c_base, unvisited_value: PUCT settings (``MCTSConfig``).
         sample_moves: the agent's first choices drawn from the visit counts (T = 1), or with Gumbel
             noise.
         name: label in match summaries.
-        root_policy, max_considered_actions: ``"puct"`` or ``"gumbel"`` (``MCTSConfig``).
-        chance_outcomes: outcomes kept per chance node, 0: a chance state is a leaf (``MCTSConfig``).
         proofs: play what the search tree proves (``azcourse.core.proofs``) over the search's choice.
+        mixes: the guide's weights ``(prior_mix, value_mix)`` in the leaves (``play_evaluator``), ``(0, 0)``:
+            the network alone.
     """
 
-    def __init__(self, game, forward, simulations: int = 100, rng=None, c_init: float = 1.25,
-                 c_base: float = 19652.0, unvisited_value: float = 0.0, sample_moves: int = 0,
-                 name: str = "alphazero", root_policy: str = "puct", max_considered_actions: int = 16,
-                 proofs: bool = True, chance_outcomes: int = 8):
-        config = MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_init, c_base=c_base,
-                            unvisited_value=unvisited_value, root_policy=root_policy,
-                            max_considered_actions=max_considered_actions, chance_outcomes=chance_outcomes)
+    def __init__(self, game, forward, search: MCTSConfig, rng=None, sample_moves: int = 0, name: str = "alphazero",
+                 proofs: bool = True, mixes: tuple[float, float] = (0.0, 0.0)):
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        super().__init__(game, NetworkEvaluator(Predictor(game, forward)), config, rng, name=name)
+        super().__init__(game, play_evaluator(game, forward, mixes), search, rng, name=name)
         self.game, self.rng, self.sample_moves, self.chosen, self.proofs = game, rng, sample_moves, 0, proofs
-        self.noisy, self.greedy = config, dataclasses.replace(config, gumbel_scale=0.0)
+        self.noisy, self.greedy = search, dataclasses.replace(search, gumbel_scale=0.0)
 
     def choose(self, state) -> int:
         action = self._searched(state)
@@ -76,27 +72,29 @@ class AlphaZeroAgent(MCTSAgent):
         return int(np.argmax(visits))
 
 
+def play_evaluator(game, forward, mixes: tuple[float, float] = (0.0, 0.0)):
+    """The leaves' evaluation of a checkpoint's agents: the game's own where the registry names one
+    (``azcourse.registry.PLAY_EVALUATORS``), else the network (``NetworkEvaluator``) mixed with the game's
+    ``guide`` by ``mixes = (prior_mix, value_mix)`` (``GuidedEvaluator``; ``(0, 0)``: the network alone)."""
+    own = own_play_evaluator(game.name)
+    if own is not None:
+        return own(game, forward, *mixes)
+    network = NetworkEvaluator(Predictor(game, forward))
+    return GuidedEvaluator(network, *mixes) if any(mixes) else network
+
+
 def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_moves: int = 0,
-               name: str | None = None, proofs: bool = True) -> AlphaZeroAgent:
+               name: str | None = None, proofs: bool = True, time_limit: float | None = None) -> AlphaZeroAgent:
     """An ``AlphaZeroAgent`` from a checkpoint (a folder, a run folder or a name under ``ckpts/``,
-    see ``checkpoints.checkpoint_dir``), with the search settings of its card unless
-    ``simulations`` is given (``proofs``: see ``AlphaZeroAgent``). ``functools.partial(load_agent, path,
-    simulations=...)`` is a ``make(rng)`` for ``azcourse.core.arena.play_match`` (and pickles for its
-    workers)."""
+    see ``checkpoints.checkpoint_dir``), playing the search of its card's ``play`` entry (its mixes
+    included), with ``simulations`` and ``time_limit`` when given (``proofs``: see ``AlphaZeroAgent``).
+    ``functools.partial(load_agent, path, simulations=...)`` is a ``make(rng)`` for
+    ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
     checkpoint = load_checkpoint(name_or_path)
     play = checkpoint.card["play"]
-    return AlphaZeroAgent(checkpoint.game, checkpoint.net, simulations or play["simulations"], rng,
-                          sample_moves=sample_moves, name=name or f"alphazero {checkpoint.path.name}",
-                          proofs=proofs, **search_settings(play))
-
-
-def search_settings(play: dict) -> dict:
-    """A card's ``play`` section as ``AlphaZeroAgent`` keywords: its PUCT settings and root policy (a card
-    written before Gumbel search names none: PUCT)."""
-    return {"c_init": play["c_init"], "c_base": play["c_base"], "unvisited_value": play["unvisited_value"],
-            "root_policy": play.get("root_policy", "puct"),
-            "max_considered_actions": play.get("max_considered_actions", 16),
-            "chance_outcomes": play.get("chance_outcomes", 8)}
+    return AlphaZeroAgent(checkpoint.game, checkpoint.net, searches.from_card(play, simulations, time_limit), rng,
+                          sample_moves=sample_moves, name=name or f"alphazero {checkpoint.path.name}", proofs=proofs,
+                          mixes=searches.mixes(play))
 
 
 def shipped_checkpoint(game, source=None):
@@ -125,4 +123,6 @@ def shipped_agent(game, rng, simulations: int, source=None, name: str = "alphaze
     """PUCT (or Gumbel) search with ``shipped_checkpoint(game, source)``'s network, ``simulations`` per move, with
     the search settings of its card."""
     checkpoint = shipped_checkpoint(game, source)
-    return AlphaZeroAgent(game, checkpoint.net, simulations, rng, name=name, **search_settings(checkpoint.card["play"]))
+    play = checkpoint.card["play"]
+    return AlphaZeroAgent(game, checkpoint.net, searches.from_card(play, simulations), rng, name=name,
+                          mixes=searches.mixes(play))

@@ -89,6 +89,28 @@ class Rules(NamedTuple):
     words: Callable
 
 
+def refuse_unsupported(config: MCTSConfig, game=None) -> None:
+    """Refuse, by name, every search setting this twin does not implement (call it wherever the compiled
+    path is chosen); ``game``, when given, must be one whose rules are compiled (``rules_for``).
+
+    Implemented: PUCT or Gumbel at the root, ``simulations``, ``c_init``, ``c_base`` (``math.inf``: the
+    constant ``c_init``), ``unvisited_value``, Dirichlet noise, the Gumbel settings. Not: ``tree_policy =
+    "uct"``, ``fpu_reduction``, ``time_limit``; ``chance_outcomes`` is moot (Othello and Hex have no chance).
+
+    Raises:
+        ConfigError: the first setting it does not implement, by name.
+    """
+    refused = [("tree_policy", config.tree_policy != "puct", f"{config.tree_policy!r} (the compiled search is PUCT's)"),
+               ("fpu_reduction", config.fpu_reduction is not None, f"{config.fpu_reduction} (first-play urgency)"),
+               ("time_limit", config.time_limit is not None, f"{config.time_limit} s (it plans whole searches)")]
+    for name, unsupported, what in refused:
+        if unsupported:
+            raise ConfigError(f"the compiled search does not implement {name} = {what}: "
+                              f"use search_path = \"generic\"")
+    if game is not None:
+        rules_for(game)
+
+
 def rules_for(game) -> Rules:
     """The compiled rules of ``game``.
 
@@ -279,7 +301,10 @@ def _puct(trees, settings, node):
     """The edge of ``node`` that maximises ``Q + C(s) P sqrt(N(s)) / (1 + N(s, a))`` (``MCTS._select``,
     the same operations in the same order); the first best, so the lowest action, on ties."""
     total = trees.visits[node]
-    rate = math.log((1 + total + settings.c_base) / settings.c_base) + settings.c_init
+    if settings.c_base == math.inf:
+        rate = settings.c_init
+    else:
+        rate = math.log((1 + total + settings.c_base) / settings.c_base) + settings.c_init
     root_total = math.sqrt(total)
     best, pick = -math.inf, trees.edge0[node]
     for e in range(trees.edge0[node], trees.edge0[node] + trees.edges[node]):
@@ -646,15 +671,12 @@ class Lockstep:
 
     Args:
         rules: ``rules_for(game)``.
-        config: the search's ``MCTSConfig`` (``tree_policy = "puct"``, either root policy; its
-            ``simulations``, ``c_base``, ``c_init``, ``unvisited_value``, Dirichlet noise and Gumbel
-            settings are used).
+        config: the search's ``MCTSConfig``; what it cannot do is refused (``refuse_unsupported``).
         slots: searches at once, the rows of a network batch.
     """
 
     def __init__(self, rules: Rules, config: MCTSConfig, slots: int):
-        if config.tree_policy != "puct":
-            raise ValueError("the compiled search is PUCT's (tree_policy = 'puct')")
+        refuse_unsupported(config)
         self.rules, self.config, self.gumbel = rules, config, config.root_policy == "gumbel"
         self.settings = Settings(config.simulations, config.c_base, config.c_init, config.unvisited_value,
                                  config.dirichlet_fraction, GUMBEL if self.gumbel else PUCT, config.c_visit,

@@ -13,12 +13,49 @@ import math
 import tomllib
 from typing import Any, Mapping
 
+from azcourse.core.mcts import MCTSConfig
 from azcourse.run_config import ConfigError, read_table, toml_text
 
 OPTIMIZERS = ("adam", "sgd")
 INFERENCE = ("numpy", "jax")
-ROOT_POLICIES = ("puct", "gumbel")
 SEARCH_PATHS = ("generic", "compiled")
+# The trainer's self-play search where it differs from ``MCTSConfig``'s defaults, which hold every other knob's
+SELF_PLAY_DEFAULTS = {"simulations": 50, "tree_policy": "puct", "dirichlet_alpha": 0.3}
+# Keys of the search that stood at the top level before the ``[search]`` table (old run folders and cards)
+LEGACY_SEARCH_KEYS = ("simulations", "c_init", "c_base", "unvisited_value", "chance_outcomes", "dirichlet_alpha",
+                      "dirichlet_fraction", "root_policy", "max_considered_actions")
+
+
+def self_play_search(**values) -> MCTSConfig:
+    """A self-play search: ``values`` over ``SELF_PLAY_DEFAULTS`` and ``MCTSConfig``'s defaults (a Gumbel root
+    takes no Dirichlet noise unless ``values`` names some, which it then refuses).
+
+    Raises:
+        ConfigError: a value ``MCTSConfig`` refuses, or an unknown key.
+    """
+    defaults = dict(SELF_PLAY_DEFAULTS)
+    if values.get("root_policy") == "gumbel":
+        defaults.pop("dirichlet_alpha")
+    unknown = sorted(set(values) - {f.name for f in dataclasses.fields(MCTSConfig)})
+    if unknown:
+        raise ConfigError(f"unknown search key {unknown[0]!r}; known: {', '.join(f.name for f in dataclasses.fields(MCTSConfig))}")
+    try:
+        return MCTSConfig(**{**defaults, **values})
+    except ValueError as problem:
+        raise ConfigError(f"search: {problem}") from None
+
+
+def upgrade(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Config data written before the ``[search]`` table (``LEGACY_SEARCH_KEYS`` at the top level) in today's
+    shape: those keys moved into ``search`` (a Gumbel root's Dirichlet settings, never used, dropped)."""
+    out = {key: value for key, value in values.items() if key not in LEGACY_SEARCH_KEYS}
+    moved = {key: values[key] for key in LEGACY_SEARCH_KEYS if key in values}
+    if moved.get("root_policy") == "gumbel":
+        moved.pop("dirichlet_alpha", None)
+        moved.pop("dirichlet_fraction", None)
+    if moved:
+        out["search"] = {**moved, **dict(values.get("search", {}))}
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,22 +68,19 @@ class AlphaZeroConfig:
             generator: self-play, noise, minibatches).
         iterations: iterations of self-play + training.
         games_per_iteration: self-play games per iteration.
-        simulations: MCTS simulations per self-play move (a full search; with a growing budget, the budget
-            reached at its end).
-        c_init, c_base: PUCT's exploration rate ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``.
-        unvisited_value: the ``Q`` PUCT gives an untried action.
-        chance_outcomes: outcomes the search keeps per chance node; 0: a chance state is a leaf that the
-            network values (Azul's refill: the round's scoring is in the board, the next deal one of
-            thousands).
-        dirichlet_alpha, dirichlet_fraction: root noise ``(1 - f) P + f Dirichlet(alpha)`` in
-            self-play (alpha 0 turns it off).
+        search: the full self-play search, an ``azcourse.core.mcts.MCTSConfig`` (the TOML file's
+            ``[search]`` table; a mapping is read onto ``self_play_search``'s defaults). Its ``simulations``
+            is a full search's budget (with a growing budget, the one reached at its end); PUCT's
+            ``c_init``, ``c_base``, ``unvisited_value`` and ``fpu_reduction``, the root noise
+            ``dirichlet_alpha`` and ``dirichlet_fraction`` (alpha 0 turns it off), ``chance_outcomes`` (0: a
+            chance state is a leaf that the network values: Azul's refill), and ``root_policy``: ``"puct"``
+            (AlphaZero: root noise, visit counts as the policy target) or ``"gumbel"`` (Gumbel AlphaZero:
+            every move is the search's Gumbel choice and the target is its improved policy; no Dirichlet
+            noise, no temperature) with ``max_considered_actions``. Always ``tree_policy = "puct"`` and no
+            ``time_limit`` (a run's games never depend on the clock).
         temperature_moves: self-play moves drawn from the visit counts (T = 1) at the start of a
             game; later moves are the most visited (T -> 0). PUCT only.
         reuse_tree: keep the chosen child's subtree between moves (PUCT; a Gumbel search starts afresh).
-        root_policy: ``"puct"`` (AlphaZero: root noise, visit counts as the policy target) or ``"gumbel"``
-            (Gumbel AlphaZero: every move is the search's Gumbel choice and the target is its improved
-            policy; no Dirichlet noise, no temperature).
-        max_considered_actions: Gumbel: the most root actions sequential halving considers.
         cheap_fraction, cheap_simulations: playout-cap randomisation (KataGo): each self-play move is,
             with probability ``cheap_fraction``, a cheap search of ``cheap_simulations``, without noise
             and played greedily, whose position keeps its value target but has no policy target
@@ -121,17 +155,9 @@ class AlphaZeroConfig:
     seed: int = 0
     iterations: int = 10
     games_per_iteration: int = 50
-    simulations: int = 50
-    c_init: float = 1.25
-    c_base: float = 19652.0
-    unvisited_value: float = 0.0
-    chance_outcomes: int = 8
-    dirichlet_alpha: float = 0.3
-    dirichlet_fraction: float = 0.25
+    search: MCTSConfig = dataclasses.field(default_factory=lambda: self_play_search())
     temperature_moves: int = 4
     reuse_tree: bool = True
-    root_policy: str = "puct"
-    max_considered_actions: int = 16
     cheap_fraction: float = 0.0
     cheap_simulations: int = 0
     guide_prior_mix: float = 0.0
@@ -174,19 +200,18 @@ class AlphaZeroConfig:
     def __post_init__(self):
         object.__setattr__(self, "channels", tuple(self.channels))
         object.__setattr__(self, "hidden", tuple(self.hidden))
+        if not isinstance(self.search, MCTSConfig):
+            object.__setattr__(self, "search", self_play_search(**self.search))
+        s = self.search
         checks = [
             (self.iterations >= 0, "iterations must be 0 or more"),
             (self.games_per_iteration >= 1, "games_per_iteration must be at least 1"),
-            (self.simulations >= 1 and self.gate_simulations >= 1, "simulations and gate_simulations must be at least 1"),
-            (self.c_init >= 0 and self.c_base > 0, "c_init must be 0 or more and c_base positive"),
-            (self.dirichlet_alpha >= 0, "dirichlet_alpha must be 0 or more (0: no noise)"),
-            (0 <= self.dirichlet_fraction <= 1, "dirichlet_fraction must lie in [0, 1]"),
+            (self.gate_simulations >= 1, "gate_simulations must be at least 1"),
+            (s.tree_policy == "puct", "search.tree_policy must be 'puct' (AlphaZero's search)"),
+            (s.time_limit is None, "search.time_limit must be unset: a run's games never depend on the clock"),
             (self.temperature_moves >= 0 and self.gate_sample_moves >= 0,
              "temperature_moves and gate_sample_moves must be 0 or more"),
-            (self.root_policy in ROOT_POLICIES, f"root_policy must be one of {', '.join(ROOT_POLICIES)}"),
-            (self.max_considered_actions >= 1, "max_considered_actions must be at least 1"),
-            (self.chance_outcomes >= 0, "chance_outcomes must be 0 (a chance state is a leaf) or more"),
-            (0 <= self.simulations_start <= self.simulations and self.simulations_growth_iterations >= 0,
+            (0 <= self.simulations_start <= s.simulations and self.simulations_growth_iterations >= 0,
              "simulations_start must lie between 1 and simulations (0: no growth), "
              "simulations_growth_iterations must be 0 or more"),
             ((self.simulations_start == 0) == (self.simulations_growth_iterations == 0),
@@ -241,10 +266,11 @@ class AlphaZeroConfig:
         """The full searches' budget in ``iteration`` (1: the first): ``simulations_start`` growing
         linearly (rounded down) to ``simulations`` over ``simulations_growth_iterations`` iterations, then
         ``simulations``; ``simulations`` throughout without growth."""
+        total = self.search.simulations
         if self.simulations_growth_iterations == 0:
-            return self.simulations
+            return total
         done = min(max(iteration - 1, 0), self.simulations_growth_iterations)
-        return self.simulations_start + (self.simulations - self.simulations_start) * done // self.simulations_growth_iterations
+        return self.simulations_start + (total - self.simulations_start) * done // self.simulations_growth_iterations
 
     def guide_at(self, iteration: int) -> tuple[float, float]:
         """``(guide_prior_mix, guide_value_mix)`` in ``iteration``'s self-play (1: the first), ``(0, 0)`` up to
@@ -277,10 +303,23 @@ class AlphaZeroConfig:
         return (self.learning_rate_at(iteration), self.averaged(iteration), self.guide_at(iteration),
                 self.samples_symmetries(iteration))
 
+    @classmethod
+    def from_data(cls, values: Mapping[str, Any]) -> "AlphaZeroConfig":
+        """The config that ``to_dict`` data describes (of any age: ``upgrade``; keys added since: defaults)."""
+        return cls(**upgrade(values))
+
+    def flat(self) -> dict[str, Any]:
+        """``to_dict`` with the search's settings as top-level ``search.<name>`` keys (for key-by-key comparison)."""
+        out = self.to_dict()
+        out.update({f"search.{key}": value for key, value in out.pop("search").items()})
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        """The config as JSON/TOML-able data (lists for the layer widths)."""
+        """The config as JSON/TOML-able data (lists for the layer widths, the search as a table of its set
+        values: an unset ``fpu_reduction`` or ``time_limit`` is left out)."""
         out = dataclasses.asdict(self)
         out["channels"], out["hidden"] = list(self.channels), list(self.hidden)
+        out["search"] = {key: value for key, value in out["search"].items() if value is not None}
         return out
 
 
@@ -288,11 +327,26 @@ FIELDS = {f.name: f for f in dataclasses.fields(AlphaZeroConfig)}
 KINDS = {bool: "true or false", tuple: "a list of integers", int: "an integer", float: "a number", str: "text"}
 
 
+SEARCH_FIELDS = {f.name: f for f in dataclasses.fields(MCTSConfig)}
+SEARCH_KINDS = {"fpu_reduction": float, "time_limit": float}  # unset (None) by default
+
+
 def _coerce(key: str, value):
-    """``value`` (from TOML, or parsed from ``--set``) as the type of field ``key``."""
-    if key not in FIELDS:
+    """``value`` (from TOML, or parsed from ``--set``) as the type of field ``key``; ``search`` is a table of
+    ``MCTSConfig``'s fields, ``search.<name>`` one of them."""
+    if key == "search":
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"search must be a table of search settings ([search] in TOML), got {value!r}")
+        return {name: _coerce(f"search.{name}", v) for name, v in value.items()}
+    if key.startswith("search."):
+        name = key.removeprefix("search.")
+        if name not in SEARCH_FIELDS:
+            raise ConfigError(f"unknown key {key!r}; known search keys: {', '.join(SEARCH_FIELDS)}")
+        kind = SEARCH_KINDS.get(name, type(SEARCH_FIELDS[name].default))
+    elif key not in FIELDS:
         raise ConfigError(f"unknown key {key!r}; known keys: {', '.join(FIELDS)}")
-    kind = type(FIELDS[key].default)
+    else:
+        kind = type(FIELDS[key].default)
     ok = {bool: isinstance(value, bool),
           int: isinstance(value, int) and not isinstance(value, bool),
           float: isinstance(value, (int, float)) and not isinstance(value, bool),
@@ -321,16 +375,23 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 
 def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> AlphaZeroConfig:
-    """The defaults, updated by the TOML file at ``path`` (if any), then by ``overrides``.
+    """The defaults, updated by the TOML file at ``path`` (if any), then by ``overrides`` (``search.<name>``
+    for a search setting); files and overrides of the shape before the ``[search]`` table are read too
+    (``upgrade``).
 
     Raises:
         ConfigError: unreadable file, unknown key, wrong kind of value, or a value out of range.
     """
     values: dict[str, Any] = {}
     if path is not None:
-        table = read_table(path)
-        values.update({key: _coerce(key, value) for key, value in table.items()})
-    values.update({key: _coerce(key, value) for key, value in (overrides or {}).items()})
+        values.update({key: _coerce(key, value) for key, value in upgrade(read_table(path)).items()})
+    for key, value in upgrade(overrides or {}).items():
+        if key.startswith("search."):
+            values.setdefault("search", {})[key.removeprefix("search.")] = _coerce(key, value)
+        elif key == "search":
+            values["search"] = {**values.get("search", {}), **_coerce(key, value)}
+        else:
+            values[key] = _coerce(key, value)
     return AlphaZeroConfig(**values)
 
 

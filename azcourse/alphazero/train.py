@@ -54,7 +54,7 @@ from azcourse.progress import progress
 from azcourse.registry import make_game, make_teacher
 from azcourse.run_config import check_resumable
 
-from . import learn
+from . import learn, searches
 from .agent import AlphaZeroAgent
 from .checkpoints import BEST_DIR, FORMAT, save_checkpoint, write_atomic
 from .config import AlphaZeroConfig, ConfigError, to_toml
@@ -63,7 +63,7 @@ from .network import NetSpec, param_count
 from .replay import ReplayWindow, random_images
 from .selfplay import play_game, positions
 from .warm_start import warm_start
-from .workers import cheap_config, check_guide, leaf_evaluator, make_pool, predictor_for, search_config
+from .workers import check_guide, leaf_evaluator, make_pool, predictor_for
 
 LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
@@ -108,9 +108,10 @@ class Run:
             raise ConfigError(f"{config.game} has {self.game.num_players} players; the trainer's value head "
                               "is one number for the player to move of a two-player game")
         if config.search_path == "compiled":
-            from .compiled_search import rules_for
+            from .compiled_search import refuse_unsupported
 
-            rules_for(self.game)  # a ConfigError for a game it does not know, before the run folder is touched
+            # a ConfigError for a game or setting it cannot do, before the run folder is touched
+            refuse_unsupported(config.search, self.game)
         if config.value_margin_scale and not hasattr(self.game, "scores"):
             raise ConfigError(f"value_margin_scale needs a game that keeps scores; {config.game} has none")
         if config.warm_start_games:
@@ -154,9 +155,9 @@ class Run:
         from flax import serialization
 
         blob = serialization.msgpack_restore(path.read_bytes())
-        saved = {**AlphaZeroConfig().to_dict(), **json.loads(blob["config"])}  # keys added since: their defaults
-        check_resumable(saved, self.config.to_dict(), RESUMABLE_CHANGES, path.parent.parent)
-        done, before = int(blob["iteration"]), AlphaZeroConfig(**saved)
+        before = AlphaZeroConfig.from_data(json.loads(blob["config"]))  # keys added since: their defaults
+        check_resumable(before.flat(), self.config.flat(), RESUMABLE_CHANGES, path.parent.parent)
+        done = int(blob["iteration"])
         if any(before.schedule_at(i) != self.config.schedule_at(i) for i in range(1, done + 1)):
             raise ConfigError(f"{path.parent.parent} has done {done} iterations; a new anneal_start, "
                               "learning_rate_final, average_from, guide mix, sample_symmetries or iterations may "
@@ -176,11 +177,11 @@ class Run:
         return predictor_for(self.config, self.game, self.spec, params).forward
 
     def search(self, params, iteration: int) -> MCTS:
-        """``iteration``'s self-play search for ``params`` (``workers.search_config`` with its
+        """``iteration``'s self-play search for ``params`` (``searches.full`` with its
         ``simulations_at``, leaves by ``workers.leaf_evaluator``), on the run's generator."""
         c = self.config
         predictor = predictor_for(c, self.game, self.spec, params)
-        return MCTS(self.game, leaf_evaluator(c, predictor, iteration), search_config(c, c.simulations_at(iteration)),
+        return MCTS(self.game, leaf_evaluator(c, predictor, iteration), searches.full(c, iteration),
                     self.rng)
 
     def accumulate(self) -> None:
@@ -220,9 +221,7 @@ def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> 
                          **run.spec.as_dict(), "policy_head": "logits over the whole action space (softmax)",
                          "value_head": "tanh, the result expected by the player to move",
                          "param_count": param_count(params)},
-        "play": {"simulations": c.simulations, "c_init": c.c_init, "c_base": c.c_base,
-                 "unvisited_value": c.unvisited_value, "root_policy": c.root_policy,
-                 "max_considered_actions": c.max_considered_actions, "chance_outcomes": c.chance_outcomes},
+        "play": searches.card_play(c),
         "iteration": iteration,
         "training": {"config": c.to_dict(), **figures, "log": LOG_FILE},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -245,7 +244,7 @@ def _games(run: Run, pool, show_progress: bool):
     c = run.config
     iteration = run.iteration + 1
     if pool is None:
-        search, cheap = run.search(run.best_params, iteration), cheap_config(c)
+        search, cheap = run.search(run.best_params, iteration), searches.cheap(c)
         for _ in progress(range(c.games_per_iteration), desc="self-play", leave=False, disable=not show_progress):
             yield play_game(run.game, search, c.temperature_moves, run.rng, c.reuse_tree, cheap, c.cheap_fraction)
         return
@@ -302,10 +301,7 @@ def gate(run: Run) -> dict:
     if c.gate_games == 0:
         run.best_params = run.params
         return {"gate_score": "", "accepted": ""}
-    agent = functools.partial(AlphaZeroAgent, run.game, simulations=c.gate_simulations, c_init=c.c_init,
-                              c_base=c.c_base, unvisited_value=c.unvisited_value, sample_moves=c.gate_sample_moves,
-                              root_policy=c.root_policy, max_considered_actions=c.max_considered_actions,
-                              chance_outcomes=c.chance_outcomes)
+    agent = functools.partial(AlphaZeroAgent, run.game, search=searches.gate(c), sample_moves=c.gate_sample_moves)
     new, best = run.forward(run.params), run.forward(run.best_params)
     summary = play_match(lambda: run.game, lambda rng: agent(new, rng=rng, name="new"),
                          lambda rng: agent(best, rng=rng, name="best"),

@@ -26,7 +26,6 @@ other workers need, made batched self-play four times slower than one game at a 
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import multiprocessing
 import os
 import threading
@@ -35,33 +34,14 @@ import time
 import numpy as np
 
 from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
-from azcourse.core.mcts import MCTS, MCTSConfig
+from azcourse.core.mcts import MCTS
 from azcourse.core.threads import ONE_THREAD, one_thread_children
 from azcourse.registry import make_game
 
+from . import searches
 from .config import AlphaZeroConfig, ConfigError
 from .network import NetSpec, NumpyNet, Predictor
 from .selfplay import SelfPlayGame, play_games
-
-
-def search_config(config: AlphaZeroConfig, simulations: int | None = None) -> MCTSConfig:
-    """The full self-play search of a run, with ``simulations`` (default: the config's): PUCT with root
-    noise, or Gumbel (``root_policy``; no Dirichlet noise)."""
-    gumbel = config.root_policy == "gumbel"
-    return MCTSConfig(simulations=simulations or config.simulations, tree_policy="puct", c_init=config.c_init,
-                      c_base=config.c_base, unvisited_value=config.unvisited_value,
-                      chance_outcomes=config.chance_outcomes, dirichlet_alpha=0.0 if gumbel else config.dirichlet_alpha,
-                      dirichlet_fraction=config.dirichlet_fraction, root_policy=config.root_policy,
-                      max_considered_actions=config.max_considered_actions)
-
-
-def cheap_config(config: AlphaZeroConfig) -> MCTSConfig | None:
-    """The cheap search of playout-cap randomisation: ``cheap_simulations``, no Dirichlet or Gumbel noise
-    (KataGo's choice: a cheap move is played as strongly as its budget allows); None when
-    ``cheap_fraction`` is 0."""
-    if config.cheap_fraction == 0:
-        return None
-    return dataclasses.replace(search_config(config, config.cheap_simulations), dirichlet_alpha=0.0, gumbel_scale=0.0)
 
 
 def leaf_evaluator(config: AlphaZeroConfig, predictor: Predictor, iteration: int):
@@ -107,19 +87,19 @@ class SelfPlayWorker:
         self.config = AlphaZeroConfig(**config)
         self.game = make_game(self.config.game)
         self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden, self.config.action_head)
-        self.settings, self.cheap = search_config(self.config), cheap_config(self.config)
+        self.cheap = searches.cheap(self.config)
         check_guide(self.config, self.game)
         if self.config.search_path == "compiled":
-            from .compiled_search import rules_for
+            from .compiled_search import refuse_unsupported
 
-            rules_for(self.game)  # a ConfigError for a game it does not know
+            refuse_unsupported(self.config.search, self.game)  # a ConfigError for what it cannot do
 
     def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
         """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order, as the
         config plays them in ``iteration`` (its full searches' ``simulations_at``, its ``guide_at``)."""
         c, game = self.config, self.game
         predictor = predictor_for(c, game, self.spec, params)
-        settings = dataclasses.replace(self.settings, simulations=c.simulations_at(iteration))
+        settings = searches.full(c, iteration)
         if c.search_path == "compiled":
             from . import compiled_search
 
@@ -130,8 +110,8 @@ class SelfPlayWorker:
         played = []
         for start in range(0, len(seeds), c.selfplay_batch):
             rngs = [np.random.default_rng(int(seed)) for seed in seeds[start:start + c.selfplay_batch]]
-            searches = [MCTS(game, evaluator, settings, rng) for rng in rngs]
-            played += play_games(game, searches, c.temperature_moves, rngs, c.reuse_tree, evaluator.many,
+            batch = [MCTS(game, evaluator, settings, rng) for rng in rngs]
+            played += play_games(game, batch, c.temperature_moves, rngs, c.reuse_tree, evaluator.many,
                                  self.cheap, c.cheap_fraction)
         return played
 

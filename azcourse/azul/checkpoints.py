@@ -4,7 +4,8 @@ A model is a checkpoint folder of ``azcourse.alphazero`` (``ckpts/azul_<model>/`
 network's ``'params'`` in Flax's msgpack format, read without JAX, and ``card.json``: architecture,
 search settings, training config and budget, arena results). ``load_network`` gives its network with
 Azul's calls (``AzulNet``: a board in, a prior over the legal takes and a value out); the card's
-``search`` entry holds the mixes Azul's search plays it with (``mcts_agent``).
+``play`` entry holds the search its rows were measured with, the heuristic's mixes included
+(``mcts_agent``), whichever loader opens it.
 
 One-call agents::
 
@@ -35,9 +36,6 @@ CKPT_ROOT = REPO_ROOT / "ckpts"
 # simulations take about 30 ms a move with azul_strong's card (sampled refills); docs/azul_model.md's rows use it.
 DEFAULT_SIMULATIONS = 100
 DEFAULT_TIME_LIMIT = 1.0
-# The search's mixes with the heuristic when a card names none (docs/azul_model.md: at 100 simulations against
-# the yardstick, a network of the one trainer scored 65.5% with both, 53% with the value mix alone, 42% with neither)
-SEARCH_MIXES = {"prior_mix": 0.5, "value_mix": 0.5}
 
 
 def model_dir(name_or_path) -> pathlib.Path:
@@ -129,35 +127,37 @@ class PolicyAgent:
         return self.net.policy_action(board)
 
 
-def load_agent(name_or_path, simulations: int | None = None, time_limit: float | None = None,
-               **search_options):
+def play_evaluator(game, forward, prior_mix: float, value_mix: float):
+    """The mixed leaf evaluation (``mcts_agent.AzulEvaluator``) of an Azul checkpoint's network ``forward`` (a
+    ``NumpyNet`` on ``game``'s encoding): what ``azcourse.registry.PLAY_EVALUATORS`` names for the agents that
+    ``azcourse.alphazero.agent`` makes of a card's ``play`` entry, the evaluator of ``load_agent`` below."""
+    from .mcts_agent import AzulEvaluator
+
+    return AzulEvaluator(AzulNet(forward, game.encoder), prior_mix, value_mix)
+
+
+def load_agent(name_or_path, simulations: int | None = None, time_limit: float | None = None, **play):
     """A checkpoint as an agent ``agent(board, rng) -> action`` in one call.
 
     Args:
         name_or_path: "azul_strong", "azul_baseline" (or "strong"/"baseline"), or a directory.
-        simulations: ``None`` (and no ``time_limit``): policy only. Otherwise the generic MCTS with
-            Azul's settings (``mcts_agent``), that many simulations per move (default
-            ``DEFAULT_SIMULATIONS`` when only ``time_limit`` is set).
+        simulations: ``None`` (and no ``time_limit``): policy only. Otherwise the generic MCTS with the search
+            of the card's ``play`` entry (``azcourse.alphazero.searches``: the same search and leaf evaluation
+            as ``azcourse.alphazero.agent.load_agent`` plays), ``simulations`` per move (default the card's).
         time_limit: optional cap in seconds per move for the search.
-        search_options: ``prior_mix``, ``value_mix``, ``temperature`` (``mcts_agent.AzulEvaluator``),
-            ``c_puct``, ``fpu_reduction``, ``chance_outcomes`` (``mcts_agent.search_config``) and
-            ``chance`` (``"round"``: ``chance_outcomes`` 0, the refill a leaf; ``"sample"``: 4 sampled
-            refills unless ``chance_outcomes`` says); defaults come from the card's ``search`` entry, then
-            ``SEARCH_MIXES``.
+        play: entries over the card's ``play`` entry: ``MCTSConfig``'s settings, ``prior_mix`` and
+            ``value_mix`` (the heuristic's weights, ``mcts_agent.AzulEvaluator``).
     """
     net = load_network(name_or_path)
     label = model_dir(name_or_path).name
     if simulations is None and time_limit is None:
         return PolicyAgent(net, label)
-    from .mcts_agent import AzulEvaluator, SearchAgent, search_config
-    options = {**SEARCH_MIXES, **read_card(name_or_path).get("search", {}), **search_options}
-    chance = options.pop("chance", "round")
-    if chance not in ("round", "sample"):
-        raise ValueError(f"chance is 'round' or 'sample', got {chance!r}")
-    options.setdefault("chance_outcomes", 0 if chance == "round" else 4)
-    evaluator = AzulEvaluator(net, **{k: options.pop(k) for k in ("prior_mix", "value_mix", "temperature") if k in options})
-    config = search_config(simulations or DEFAULT_SIMULATIONS, time_limit, **options)
-    return SearchAgent(evaluator, config, name=f"{label}+search")
+    from azcourse.alphazero import searches
+
+    from .mcts_agent import AzulEvaluator, SearchAgent
+    entry = {**read_card(name_or_path).get("play", {}), **play}
+    config = searches.from_card(entry, simulations, time_limit)
+    return SearchAgent(AzulEvaluator(net, *searches.mixes(entry)), config, name=f"{label}+search")
 
 
 def make_model_agent(spec: str):

@@ -11,11 +11,12 @@ The search is the one every game uses; what is Azul's own is said here, as setti
   may move twice in a row); the generic search backs up each seat's own result.
 * **PUCT as the shipped models were tuned**: a constant exploration rate ``c_puct`` (``c_base`` infinite),
   and first-play urgency: an untried take starts at its node's value less ``fpu_reduction``.
-* **Leaves mix the network with the hand-written heuristic** (``AzulEvaluator``):
-  ``value = value_mix * v_net + (1 - value_mix) * tanh(projected score difference / 12)`` and
+* **Leaves mix the network with the hand-written heuristic** (``AzulEvaluator``), both weights the
+  heuristic's, as in the generic ``GuidedEvaluator``:
+  ``value = (1 - value_mix) * v_net + value_mix * tanh(projected score difference / 12)`` and
   ``prior = (1 - prior_mix) * p_net + prior_mix * softmax(projected score after the take / temperature)``,
   every entry then raised by ``PRIOR_FLOOR`` so that no legal take has a zero prior. Without a network the
-  heuristic gives both.
+  heuristic gives both. It computes the heuristic only where a weight needs it (a search of 0.5 s a move).
 
 ``SearchAgent(evaluator, ...)`` is an agent ``agent(board, rng) -> action`` of ``azcourse.azul.agents``'s
 kind: a new tree each move, ``simulations`` of them or fewer when ``time_limit`` seconds run out (checked
@@ -43,7 +44,7 @@ class AzulEvaluator:
 
     Args:
         net: ``net(board) -> (prior (181,), value)`` (``checkpoints.AzulNet``), or None: the heuristic alone.
-        prior_mix, value_mix: weights of the heuristic's prior and of the network's value, in [0, 1].
+        prior_mix, value_mix: the heuristic's weights in the prior and in the value, in [0, 1].
         temperature: of the heuristic prior's softmax over projected scores.
     """
 
@@ -61,16 +62,16 @@ class AzulEvaluator:
         chance = game.is_chance(board)  # the game keeps the mask the search just asked of this board
         net_value = None
         prior = None
-        if self.net is not None and (self.value_mix > 0.0 or (not chance and self.prior_mix < 1.0)):
+        if self.net is not None and (self.value_mix < 1.0 or (not chance and self.prior_mix < 1.0)):
             net_prior, net_value = self.net(board)
             if not chance and self.prior_mix < 1.0:
                 prior = net_prior
-        if self.net is None or self.value_mix <= 0.0:
+        if self.net is None or self.value_mix >= 1.0:
             value = float(heuristics.evaluate(board))
-        elif self.value_mix >= 1.0:
+        elif self.value_mix <= 0.0:
             value = net_value
         else:
-            value = self.value_mix * net_value + (1.0 - self.value_mix) * float(heuristics.evaluate(board))
+            value = (1.0 - self.value_mix) * net_value + self.value_mix * float(heuristics.evaluate(board))
         values = np.empty(2)
         seat = int(board[az.SEAT])
         values[seat], values[1 - seat] = value, -value
@@ -83,13 +84,15 @@ class AzulEvaluator:
         return np.asarray(prior, dtype=np.float64) + PRIOR_FLOOR, values
 
 
-def search_config(simulations: int, time_limit: float | None = None, c_puct: float = 1.5,
-                  fpu_reduction: float = 0.1, chance_outcomes: int = 0, dirichlet_alpha: float = 0.0,
-                  dirichlet_fraction: float = 0.25) -> MCTSConfig:
-    """The generic search's settings for Azul (see the module docstring)."""
-    return MCTSConfig(simulations=simulations, tree_policy="puct", c_init=c_puct, c_base=math.inf,
-                      fpu_reduction=fpu_reduction, chance_outcomes=chance_outcomes, time_limit=time_limit,
-                      dirichlet_alpha=dirichlet_alpha, dirichlet_fraction=dirichlet_fraction)
+# Azul's play-time search where it differs from MCTSConfig's defaults (the module docstring); the shipped cards'
+# ``play`` entries start from it
+PLAY_SEARCH = {"tree_policy": "puct", "c_init": 1.5, "c_base": math.inf, "fpu_reduction": 0.1, "chance_outcomes": 0}
+
+
+def search_config(simulations: int, time_limit: float | None = None, **settings) -> MCTSConfig:
+    """Azul's play-time search (``PLAY_SEARCH``, ``settings`` over it: ``MCTSConfig``'s keywords)."""
+    return MCTSConfig(**{**PLAY_SEARCH, **settings, "simulations": simulations, "time_limit": time_limit})
+
 
 
 class SearchAgent:
