@@ -15,6 +15,7 @@ import pytest
 
 from azcourse.alphazero.compiled_search import Lockstep, play_games, refuse_unsupported, rules_for
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
+from azcourse.alphazero.train import train
 from azcourse.alphazero.workers import SelfPlayWorker
 from azcourse.core.mcts import MCTSConfig
 from azcourse.registry import make_game
@@ -61,3 +62,9 @@ def test_a_game_without_compiled_rules_is_refused_with_the_settings():
 def test_the_trainer_and_its_workers_refuse_before_any_game(tmp_path):
     with pytest.raises(ConfigError, match="not 'tak3'"):
         SelfPlayWorker(AlphaZeroConfig(game="tak3", search_path="compiled").to_dict())
+    first_play_urgency = AlphaZeroConfig(game="hex3", search_path="compiled", search={"fpu_reduction": 0.1})
+    with pytest.raises(ConfigError, match="does not implement fpu_reduction = 0.1"):
+        SelfPlayWorker(first_play_urgency.to_dict())
+    with pytest.raises(ConfigError, match="does not implement fpu_reduction = 0.1"):
+        train(first_play_urgency, tmp_path / "run", show_progress=False)
+    assert not (tmp_path / "run").exists()
