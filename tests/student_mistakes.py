@@ -1,2075 +1,557 @@
-"""Realistic wrong answers, at least three per TODO of every notebook (issue 12).
+"""Realistic wrong answers, at least three per TODO of every notebook (issues 12 and 49).
 
-Each is source code that redefines one graded function the way a student really gets it wrong:
-a wrong term in a formula, a forgotten mask, mutation of an input, tie-breaking, overflow, sign
-and viewpoint errors, missed rule cases, seating and randomness protocols.
-``tests/test_visible_tests.py`` runs every notebook's visible tests with each of them in turn, and
-``tests/test_hex_notebook_checks.py``, ``tests/test_othello_notebook_checks.py`` and
-``tests/test_tak_notebook_checks.py`` check that each of parts 4, 5 and 6 fails its hidden test too.
+Each redefines one graded function the way a student really gets it wrong: a wrong term in a formula,
+a forgotten mask, mutation of an input, tie-breaking, overflow, sign and viewpoint errors, missed rule
+cases, seating and randomness protocols. ``tests/test_visible_tests.py`` runs every notebook's visible
+tests with each of them in turn, and ``tests/test_hex_notebook_checks.py``,
+``tests/test_othello_notebook_checks.py`` and ``tests/test_tak_notebook_checks.py`` check that each of
+parts 4, 5 and 6 fails its hidden test too.
+
+A wrong answer is a ``patch`` of the reference: text replacements in the reference's own source of the
+function (its definition in the solution cell of that name in ``assignments/<nb>/<nb>.ipynb``, solution
+markers stripped), applied when the answer is read. So it is always one slip in today's solution, never
+a stale copy of an old one. A replaced text that the reference no longer holds the expected number of
+times raises ``StaleMistake``, naming the function, the mistake and the text: when a reference changes,
+its mistakes are noticed and rewritten for the new code, not silently tested against the old one. No
+mistake is kept as a whole function of its own: each slip, even a different loop or formula, is an edit
+of a few lines of the reference, and a copy would go stale as the old corpus of copies did.
 
 A key of ``MISTAKES`` is the function's name; a name graded in two notebooks (``train_step``) is
-qualified with its notebook the second time. ``NOTEBOOK_OF`` gives each key's notebook, ``function_of``
-its function, ``mistake`` defines one wrong answer in a copy of the reference namespace and
-``with_globals`` copies that namespace with some names replaced.
+qualified with its notebook the second time. ``MISTAKES[key][label]`` is the wrong answer's source,
+``NOTEBOOK_OF`` gives each key's notebook, ``function_of`` its function, ``reference_source`` the
+source the patches apply to, ``mistake`` defines one wrong answer in a copy of the reference namespace
+and ``with_globals`` copies that namespace with some names replaced.
 """
+import ast
 import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
 
-MISTAKES = {
+from autograder.corpus import source_solutions
+
+
+class StaleMistake(LookupError):
+    """A patch that no longer fits the reference it was written for."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Replacements (old, new, count) applied in turn: `old` must occur exactly `count` times."""
+    edits: tuple[tuple[str, str, int], ...]
+
+    def __add__(self, other: "Patch") -> "Patch":
+        return Patch(self.edits + other.edits)
+
+    def applied(self, key: str, label: str) -> str:
+        """The reference source of `key` with the edits made; StaleMistake if one does not fit."""
+        source = reference_source(key)
+        for old, new, count in self.edits:
+            found = source.count(old)
+            if found != count:
+                raise StaleMistake(
+                    f"the mistake {label!r} of {key} no longer fits the reference: {old!r} occurs {found} times "
+                    f"in {function_of(key)} of assignments/{NOTEBOOK_OF[key]}/{NOTEBOOK_OF[key]}.ipynb, not {count}. "
+                    "Rewrite the patch for the current reference.")
+            source = source.replace(old, new)
+        return source
+
+
+def patch(old: str, new: str, count: int = 1) -> Patch:
+    """Replace `old` by `new` in the reference; `old` occurs exactly `count` times (each is replaced)."""
+    return Patch(((old, new, count),))
+
+
+class _Answers(Mapping):
+    """label -> source of one key's wrong answers, each patched from the current reference when read."""
+
+    def __init__(self, key: str, patches: dict[str, Patch]):
+        self.key, self.patches = key, patches
+
+    def __getitem__(self, label: str) -> str:
+        return self.patches[label].applied(self.key, label)
+
+    def __iter__(self):
+        return iter(self.patches)
+
+    def __len__(self) -> int:
+        return len(self.patches)
+
+
+CORPUS = {
     # ------------------------------------------------------------------ ttt1_mcts
     "get_next_state": {
-        "mutates the input board": '''
-def get_next_state(board, action):
-    if board[action] != 0:
-        raise ValueError("occupied")
-    board[action] = 1
-    return board
-''',
-        "marks -1 for the player to move": '''
-def get_next_state(board, action):
-    if board[action] != 0:
-        raise ValueError("occupied")
-    nxt = board.copy()
-    nxt[action] = -1
-    return nxt
-''',
-        "never refuses an occupied square": '''
-def get_next_state(board, action):
-    nxt = board.copy()
-    nxt[action] = 1
-    return nxt
-''',
-        "refuses only the opponent's squares": '''
-def get_next_state(board, action):
-    if board[action] == -1:
-        raise ValueError("occupied")
-    nxt = board.copy()
-    nxt[action] = 1
-    return nxt
-''',
-        "returns a float board": '''
-def get_next_state(board, action):
-    if board[action] != 0:
-        raise ValueError("occupied")
-    return board + np.eye(9)[action]
-''',
+        "mutates the input board": patch("next_board = board.copy()", "next_board = board"),
+        "marks -1 for the player to move": patch("next_board[action] = 1", "next_board[action] = -1"),
+        "never refuses an occupied square": patch(
+            '    if board[action] != 0:\n        raise ValueError(f"square {action} is already occupied")\n', ""),
+        "refuses only the opponent's squares": patch("if board[action] != 0:", "if board[action] == -1:"),
+        "returns a float board": patch(
+            "    next_board = board.copy()\n    next_board[action] = 1\n    return next_board\n",
+            "    return board + np.eye(9)[action]\n"),
     },
     "get_reward": {
-        "misses the anti-diagonal": '''
-def get_reward(board):
-    lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8)]
-    for i, j, k in lines:
-        s = board[i] + board[j] + board[k]
-        if abs(s) == 3:
-            return int(s // 3), True
-    return 0, bool(np.all(board != 0))
-''',
-        "a full board is never over": '''
-def get_reward(board):
-    for i, j, k in WIN_LINES:
-        s = board[i] + board[j] + board[k]
-        if abs(s) == 3:
-            return int(s // 3), True
-    return 0, False
-''',
-        "every line counts as a win": '''
-def get_reward(board):
-    for i, j, k in WIN_LINES:
-        s = board[i] + board[j] + board[k]
-        if abs(s) == 3:
-            return 1, True
-    return 0, bool(np.all(board != 0))
-''',
-        "forgets the columns": '''
-def get_reward(board):
-    for i, j, k in [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 4, 8), (2, 4, 6)]:
-        s = board[i] + board[j] + board[k]
-        if abs(s) == 3:
-            return int(s // 3), True
-    return 0, bool(np.all(board != 0))
-''',
+        "misses the anti-diagonal": patch(
+            "in WIN_LINES:", "in [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8)]:"),
+        "a full board is never over": patch("return 0, 0 not in cells", "return 0, False"),
+        "every line counts as a win": patch("return -1, True", "return 1, True"),
+        "forgets the columns": patch("in WIN_LINES:", "in [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 4, 8), (2, 4, 6)]:"),
     },
     "select_action": {
-        "no mask of illegal moves": '''
-def select_action(tree, node, c_init=C_INIT, c_base=C_BASE):
-    n = tree.N[node]
-    c = c_init if c_base is None else math.log((1 + n + c_base) / c_base) + c_init
-    scores = tree.Q_sa[node] + c * tree.P_sa[node] * math.sqrt(n) / (1 + tree.N_sa[node])
-    return int(np.argmax(scores))
-''',
-        "sqrt of the children's visits": '''
-def select_action(tree, node, c_init=C_INIT, c_base=C_BASE):
-    n = tree.N[node]
-    c = c_init if c_base is None else math.log((1 + n + c_base) / c_base) + c_init
-    scores = tree.Q_sa[node] + c * tree.P_sa[node] * math.sqrt(tree.N_sa[node].sum()) / (1 + tree.N_sa[node])
-    return int(np.argmax(np.where(tree.valid[node], scores, -np.inf)))
-''',
-        "ignores c_base": '''
-def select_action(tree, node, c_init=C_INIT, c_base=C_BASE):
-    scores = tree.Q_sa[node] + c_init * tree.P_sa[node] * math.sqrt(tree.N[node]) / (1 + tree.N_sa[node])
-    return int(np.argmax(np.where(tree.valid[node], scores, -np.inf)))
-''',
-        "ties go to the highest index": '''
-def select_action(tree, node, c_init=C_INIT, c_base=C_BASE):
-    n = tree.N[node]
-    c = c_init if c_base is None else math.log((1 + n + c_base) / c_base) + c_init
-    scores = tree.Q_sa[node] + c * tree.P_sa[node] * math.sqrt(n) / (1 + tree.N_sa[node])
-    best = None
-    for a in np.flatnonzero(tree.valid[node]):
-        if best is None or scores[a] >= scores[best]:
-            best = a
-    return int(best)
-''',
-        "divides by N(s,a) instead of 1 + N(s,a)": '''
-def select_action(tree, node, c_init=C_INIT, c_base=C_BASE):
-    n = tree.N[node]
-    c = c_init if c_base is None else math.log((1 + n + c_base) / c_base) + c_init
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = c * tree.P_sa[node] * math.sqrt(n) / np.maximum(tree.N_sa[node], 1e-9)
-    scores = tree.Q_sa[node] + u
-    return int(np.argmax(np.where(tree.valid[node], scores, -np.inf)))
-''',
+        "no mask of illegal moves": patch(
+            "legal = [a for a, ok in enumerate(tree.valid[node].tolist()) if ok]", "legal = range(len(q))"),
+        "sqrt of the children's visits": patch("root_n = math.sqrt(n)", "root_n = math.sqrt(tree.N_sa[node].sum())"),
+        "ignores c_base": patch(
+            "c = c_init if c_base is None else math.log((1 + n + c_base) / c_base) + c_init", "c = c_init"),
+        "ties go to the highest index": patch("return max(legal, key=", "return max(legal[::-1], key="),
+        "divides by N(s,a) instead of 1 + N(s,a)": patch("/ (1 + visits[a])", "/ max(visits[a], 1e-9)"),
     },
     "get_action_prob": {
-        "forgets the temperature": '''
-def get_action_prob(tree, node, temperature=1.0):
-    visits = tree.N_sa[node]
-    if temperature == 0:
-        probs = np.zeros(9)
-        probs[np.argmax(visits)] = 1
-        return probs
-    return visits / visits.sum()
-''',
-        "temperature-0 ties go to the highest index": '''
-def get_action_prob(tree, node, temperature=1.0):
-    visits = tree.N_sa[node]
-    if temperature == 0:
-        probs = np.zeros(9)
-        probs[8 - np.argmax(visits[::-1])] = 1
-        return probs
-    if math.isinf(temperature):
-        return tree.valid[node] / tree.valid[node].sum()
-    scaled = (visits / visits.max()) ** (1 / temperature)
-    return scaled / scaled.sum()
-''',
-        "no overflow guard at small temperature": '''
-def get_action_prob(tree, node, temperature=1.0):
-    visits = tree.N_sa[node]
-    if temperature == 0:
-        probs = np.zeros(9)
-        probs[np.argmax(visits)] = 1
-        return probs
-    if math.isinf(temperature):
-        return tree.valid[node] / tree.valid[node].sum()
-    with np.errstate(over="ignore", invalid="ignore"):
-        scaled = visits ** (1 / temperature)
-        return scaled / scaled.sum()
-''',
-        "infinite temperature spreads over every square": '''
-def get_action_prob(tree, node, temperature=1.0):
-    visits = tree.N_sa[node]
-    if temperature == 0:
-        probs = np.zeros(9)
-        probs[np.argmax(visits)] = 1
-        return probs
-    if math.isinf(temperature):
-        return np.full(9, 1 / 9)
-    scaled = (visits / visits.max()) ** (1 / temperature)
-    return scaled / scaled.sum()
-''',
+        "forgets the temperature": (
+            patch("    if math.isinf(temperature):\n        return tree.valid[node] / tree.valid[node].sum()\n", "")
+            + patch(" ** (1.0 / temperature)", "")),
+        "temperature-0 ties go to the highest index": patch(
+            "probs[np.argmax(visits)] = 1.0", "probs[len(visits) - 1 - np.argmax(visits[::-1])] = 1.0"),
+        "no overflow guard at small temperature": patch(
+            "    scaled = (visits / visits.max()) ** (1.0 / temperature)\n    return scaled / scaled.sum()\n",
+            '    with np.errstate(over="ignore", invalid="ignore"):\n'
+            "        scaled = visits ** (1.0 / temperature)\n"
+            "        return scaled / scaled.sum()\n"),
+        "infinite temperature spreads over every square": patch(
+            "return tree.valid[node] / tree.valid[node].sum()", "return np.full(ACTION_DIM, 1 / ACTION_DIM)"),
     },
     "expand_node": {
-        "renormalises the model's prior in place": '''
-def expand_node(tree, board, prior):
-    node = tree.add(board)
-    prior *= tree.valid[node]
-    prior /= prior.sum() if prior.sum() > 0 else 1
-    tree.P_sa[node] = prior if prior.sum() > 0 else tree.valid[node] / tree.valid[node].sum()
-    tree.N[node] = 1
-    return node
-''',
-        "no mask of illegal moves": '''
-def expand_node(tree, board, prior):
-    node = tree.add(board)
-    tree.P_sa[node] = prior / prior.sum()
-    tree.N[node] = 1
-    return node
-''',
-        "divides by zero legal mass": '''
-def expand_node(tree, board, prior):
-    node = tree.add(board)
-    masked = np.where(tree.valid[node], prior, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tree.P_sa[node] = masked / masked.sum()
-    tree.N[node] = 1
-    return node
-''',
-        "leaves N(s) at 0": '''
-def expand_node(tree, board, prior):
-    node = tree.add(board)
-    masked = np.where(tree.valid[node], prior, 0.0)
-    total = masked.sum()
-    tree.P_sa[node] = masked / total if total > 0 else tree.valid[node] / tree.valid[node].sum()
-    return node
-''',
+        "renormalises the model's prior in place": patch(
+            "    masked = np.where(valid, prior, 0.0)\n"
+            "    total = masked.sum()\n"
+            "    tree.P_sa[node] = masked / total if total > 0 else valid / valid.sum()\n",
+            "    prior *= valid\n"
+            "    total = prior.sum()\n"
+            "    if total > 0:\n"
+            "        prior /= total\n"
+            "    tree.P_sa[node] = prior if total > 0 else valid / valid.sum()\n"),
+        "no mask of illegal moves": patch("masked = np.where(valid, prior, 0.0)", "masked = prior"),
+        "divides by zero legal mass": patch(
+            "tree.P_sa[node] = masked / total if total > 0 else valid / valid.sum()",
+            'with np.errstate(invalid="ignore", divide="ignore"):\n        tree.P_sa[node] = masked / total'),
+        "leaves N(s) at 0": patch("    tree.N[node] = 1\n", ""),
     },
     "search_iter": {
-        "never negates the value": '''
-def search_iter(tree, root, model, c_init=C_INIT, c_base=C_BASE):
-    path, node, board = [], root, tree.state[root]
-    while True:
-        action = select_action(tree, node, c_init, c_base)
-        path.append((node, action))
-        board = flip_board(get_next_state(board, action))
-        child = tree.find(board)
-        if child >= 0:
-            node = child
-            continue
-        value, done = get_reward(board)
-        if not done:
-            prior, value = model(board)
-            expand_node(tree, board, prior)
-        break
-    for node, action in reversed(path):
-        tree.N[node] += 1
-        tree.N_sa[node, action] += 1
-        tree.W_sa[node, action] += value
-        tree.Q_sa[node, action] = tree.W_sa[node, action] / tree.N_sa[node, action]
-''',
-        "negates only once, at the root": '''
-def search_iter(tree, root, model, c_init=C_INIT, c_base=C_BASE):
-    path, node, board = [], root, tree.state[root]
-    while True:
-        action = select_action(tree, node, c_init, c_base)
-        path.append((node, action))
-        board = flip_board(get_next_state(board, action))
-        child = tree.find(board)
-        if child >= 0:
-            node = child
-            continue
-        value, done = get_reward(board)
-        if not done:
-            prior, value = model(board)
-            expand_node(tree, board, prior)
-        break
-    value = -value
-    for node, action in reversed(path):
-        tree.N[node] += 1
-        tree.N_sa[node, action] += 1
-        tree.W_sa[node, action] += value
-        tree.Q_sa[node, action] = tree.W_sa[node, action] / tree.N_sa[node, action]
-''',
-        "does not flip the board": '''
-def search_iter(tree, root, model, c_init=C_INIT, c_base=C_BASE):
-    path, node, board = [], root, tree.state[root]
-    while True:
-        action = select_action(tree, node, c_init, c_base)
-        path.append((node, action))
-        board = get_next_state(board, action)
-        child = tree.find(board)
-        if child >= 0:
-            node = child
-            continue
-        value, done = get_reward(board)
-        if not done:
-            prior, value = model(board)
-            expand_node(tree, board, prior)
-        break
-    for node, action in reversed(path):
-        value = -value
-        tree.N[node] += 1
-        tree.N_sa[node, action] += 1
-        tree.W_sa[node, action] += value
-        tree.Q_sa[node, action] = tree.W_sa[node, action] / tree.N_sa[node, action]
-''',
-        "updates only the root's edge": '''
-def search_iter(tree, root, model, c_init=C_INIT, c_base=C_BASE):
-    path, node, board = [], root, tree.state[root]
-    while True:
-        action = select_action(tree, node, c_init, c_base)
-        path.append((node, action))
-        board = flip_board(get_next_state(board, action))
-        child = tree.find(board)
-        if child >= 0:
-            node = child
-            continue
-        value, done = get_reward(board)
-        if not done:
-            prior, value = model(board)
-            expand_node(tree, board, prior)
-        break
-    node, action = path[0]
-    value = -value if len(path) % 2 else value
-    tree.N[node] += 1
-    tree.N_sa[node, action] += 1
-    tree.W_sa[node, action] += value
-    tree.Q_sa[node, action] = tree.W_sa[node, action] / tree.N_sa[node, action]
-''',
-        "forgets N(s)": '''
-def search_iter(tree, root, model, c_init=C_INIT, c_base=C_BASE):
-    path, node, board = [], root, tree.state[root]
-    while True:
-        action = select_action(tree, node, c_init, c_base)
-        path.append((node, action))
-        board = flip_board(get_next_state(board, action))
-        child = tree.find(board)
-        if child >= 0:
-            node = child
-            continue
-        value, done = get_reward(board)
-        if not done:
-            prior, value = model(board)
-            expand_node(tree, board, prior)
-        break
-    for node, action in reversed(path):
-        value = -value
-        tree.N_sa[node, action] += 1
-        tree.W_sa[node, action] += value
-        tree.Q_sa[node, action] = tree.W_sa[node, action] / tree.N_sa[node, action]
-''',
+        "never negates the value": patch(
+            "        value = -value  # the mover in `node` is the opponent of the player to move below\n", ""),
+        "negates only once, at the root": (
+            patch("        value = -value  # the mover in `node` is the opponent of the player to move below\n", "")
+            + patch(
+                "    for node, action in reversed(path):\n",
+                "    value = -value\n    for node, action in reversed(path):\n")),
+        "does not flip the board": patch(
+            "board = flip_board(get_next_state(board, action))", "board = get_next_state(board, action)"),
+        "updates only the root's edge": patch(
+            "        tree.N[node] += 1\n",
+            "        if node != root:\n            continue\n        tree.N[node] += 1\n"),
+        "forgets N(s)": patch("        tree.N[node] += 1\n", ""),
     },
     # ------------------------------------------------------------------ ttt2_selfplay
     "train_step": {
-        "forgets the value loss": '''
-@jax.jit
-def train_step(state, boards, target_pis, target_values):
-    def loss_fn(params):
-        logits, values = state.apply_fn({"params": params}, boards)
-        return optax.softmax_cross_entropy(logits, target_pis).mean()
-    loss, grads = jax.value_and_grad(loss_fn)(state.params)
-    return state.apply_gradients(grads=grads), loss
-''',
-        "policy loss on probabilities, squared": '''
-@jax.jit
-def train_step(state, boards, target_pis, target_values):
-    def loss_fn(params):
-        logits, values = state.apply_fn({"params": params}, boards)
-        probs = jax.nn.softmax(logits)
-        return jnp.mean(jnp.sum((probs - target_pis) ** 2, axis=1)) + jnp.mean((target_values - values) ** 2)
-    loss, grads = jax.value_and_grad(loss_fn)(state.params)
-    return state.apply_gradients(grads=grads), loss
-''',
-        "sums over the batch": '''
-@jax.jit
-def train_step(state, boards, target_pis, target_values):
-    def loss_fn(params):
-        logits, values = state.apply_fn({"params": params}, boards)
-        return optax.softmax_cross_entropy(logits, target_pis).sum() + jnp.sum((target_values - values) ** 2)
-    loss, grads = jax.value_and_grad(loss_fn)(state.params)
-    return state.apply_gradients(grads=grads), loss
-''',
-        "never applies the gradients": '''
-@jax.jit
-def train_step(state, boards, target_pis, target_values):
-    def loss_fn(params):
-        logits, values = state.apply_fn({"params": params}, boards)
-        return optax.softmax_cross_entropy(logits, target_pis).mean() + jnp.mean((target_values - values) ** 2)
-    loss, grads = jax.value_and_grad(loss_fn)(state.params)
-    return state, loss
-''',
-        "climbs the loss": '''
-@jax.jit
-def train_step(state, boards, target_pis, target_values):
-    def loss_fn(params):
-        logits, values = state.apply_fn({"params": params}, boards)
-        return optax.softmax_cross_entropy(logits, target_pis).mean() + jnp.mean((target_values - values) ** 2)
-    loss, grads = jax.value_and_grad(loss_fn)(state.params)
-    return state.apply_gradients(grads=jax.tree_util.tree_map(lambda g: -g, grads)), loss
-''',
+        "forgets the value loss": patch("return policy_loss + value_loss", "return policy_loss"),
+        "policy loss on probabilities, squared": patch(
+            "policy_loss = optax.softmax_cross_entropy(logits, target_pis).mean()",
+            "policy_loss = jnp.mean(jnp.sum((jax.nn.softmax(logits) - target_pis) ** 2, axis=1))"),
+        "sums over the batch": (
+            patch("softmax_cross_entropy(logits, target_pis).mean()", "softmax_cross_entropy(logits, target_pis).sum()")
+            + patch("value_loss = jnp.mean(", "value_loss = jnp.sum(")),
+        "never applies the gradients": patch("return state.apply_gradients(grads=grads), loss", "return state, loss"),
+        "climbs the loss": patch(
+            "apply_gradients(grads=grads)", "apply_gradients(grads=jax.tree_util.tree_map(lambda g: -g, grads))"),
     },
     "match_average": {
-        "agent1 always moves first": '''
-def match_average(agent1, agent2, num_games=200):
-    results = np.array([play_match(agent1, agent2) for _ in range(num_games)])
-    return tuple(float(100 * np.mean(results == outcome)) for outcome in (1, -1, 0))
-''',
-        "fractions, not percentages": '''
-def match_average(agent1, agent2, num_games=200):
-    half = num_games // 2
-    results = [play_match(agent1, agent2) for _ in range(half)] + [-play_match(agent2, agent1) for _ in range(half)]
-    results = np.array(results)
-    return tuple(float(np.mean(results == outcome)) for outcome in (1, -1, 0))
-''',
-        "(win, draw, loss) order": '''
-def match_average(agent1, agent2, num_games=200):
-    half = num_games // 2
-    results = [play_match(agent1, agent2) for _ in range(half)] + [-play_match(agent2, agent1) for _ in range(half)]
-    results = np.array(results)
-    return tuple(float(100 * np.mean(results == outcome)) for outcome in (1, 0, -1))
-''',
-        "second half counted from agent2's side": '''
-def match_average(agent1, agent2, num_games=200):
-    half = num_games // 2
-    results = [play_match(agent1, agent2) for _ in range(half)] + [play_match(agent2, agent1) for _ in range(half)]
-    results = np.array(results)
-    return tuple(float(100 * np.mean(results == outcome)) for outcome in (1, -1, 0))
-''',
+        "agent1 always moves first": patch("[-play_match(agent2, agent1) for", "[play_match(agent1, agent2) for"),
+        "fractions, not percentages": patch("float(100 * np.mean(", "float(np.mean("),
+        "(win, draw, loss) order": patch("for outcome in (1, -1, 0)", "for outcome in (1, 0, -1)"),
+        "second half counted from agent2's side": patch("[-play_match(agent2, agent1)", "[play_match(agent2, agent1)"),
     },
     # ------------------------------------------------------------------ azul3_play
     "decode_move": {
-        "accepts factory 0 and 6": '''
-def decode_move(code):
-    text = code.strip().upper()
-    if len(text) != 3 or text[1] not in "BYRDW" or text[2] not in "12345F":
-        raise ValueError(code)
-    source = 0 if text[0] == "C" else int(text[0])
-    if not 0 <= source <= 9:
-        raise ValueError(code)
-    return (min(source, 5) * 5 + "BYRDW".index(text[1])) * 6 + "12345F".index(text[2])
-''',
-        "does not strip spaces or fold case": '''
-def decode_move(code):
-    if len(code) != 3 or code[0] not in "C12345" or code[1] not in "BYRDW" or code[2] not in "12345F":
-        raise ValueError(code)
-    return ("C12345".index(code[0]) * 5 + "BYRDW".index(code[1])) * 6 + "12345F".index(code[2])
-''',
-        "removes every space": '''
-def decode_move(code):
-    text = code.replace(" ", "").upper()
-    if len(text) != 3 or text[0] not in "C12345" or text[1] not in "BYRDW" or text[2] not in "12345F":
-        raise ValueError(code)
-    return ("C12345".index(text[0]) * 5 + "BYRDW".index(text[1])) * 6 + "12345F".index(text[2])
-''',
-        "source and colour swapped in the formula": '''
-def decode_move(code):
-    text = code.strip().upper()
-    if len(text) != 3 or text[0] not in "C12345" or text[1] not in "BYRDW" or text[2] not in "12345F":
-        raise ValueError(code)
-    return ("BYRDW".index(text[1]) * 6 + "C12345".index(text[0])) * 6 + "12345F".index(text[2])
-''',
+        "accepts factory 0 and 6": (
+            patch('if source not in "C12345":', 'if source not in "C0123456789":')
+            + patch('"C12345".index(source)', 'min(0 if source == "C" else int(source), 5)')),
+        "does not strip spaces or fold case": patch("text = code.strip().upper()", "text = code"),
+        "removes every space": patch("text = code.strip().upper()", 'text = code.replace(" ", "").upper()'),
+        "source and colour swapped in the formula": patch(
+            '("C12345".index(source) * 5 + "BYRDW".index(colour)) * 6',
+            '("BYRDW".index(colour) * 6 + "C12345".index(source)) * 6'),
     },
     "legal_takes": {
-        "forgets the wall": '''
-def legal_takes(state):
-    me = state.players[0]
-    sources = np.vstack([state.centre, state.factories])
-    mask = np.zeros((6, 5, 6), dtype=bool)
-    for row in range(5):
-        held = me.pattern[row]
-        for colour in range(5):
-            ok = held.sum() == 0 or (held[colour] > 0 and held.sum() < row + 1)
-            mask[:, colour, row] = (sources[:, colour] > 0) & ok
-    mask[:, :, 5] = sources > 0
-    return mask.reshape(-1)
-''',
-        "allows a full line": '''
-def legal_takes(state):
-    me = state.players[0]
-    sources = np.vstack([state.centre, state.factories])
-    mask = np.zeros((6, 5, 6), dtype=bool)
-    for row in range(5):
-        held = me.pattern[row]
-        for colour in range(5):
-            ok = (held.sum() == 0 or held[colour] > 0) and not me.wall[row, (colour + row) % 5]
-            mask[:, colour, row] = (sources[:, colour] > 0) & ok
-    mask[:, :, 5] = sources > 0
-    return mask.reshape(-1)
-''',
-        "a line may take any colour": '''
-def legal_takes(state):
-    me = state.players[0]
-    sources = np.vstack([state.centre, state.factories])
-    mask = np.zeros((6, 5, 6), dtype=bool)
-    for row in range(5):
-        held = me.pattern[row]
-        for colour in range(5):
-            ok = held.sum() < row + 1 and not me.wall[row, (colour + row) % 5]
-            mask[:, colour, row] = (sources[:, colour] > 0) & ok
-    mask[:, :, 5] = sources > 0
-    return mask.reshape(-1)
-''',
-        "takes from empty sources": '''
-def legal_takes(state):
-    me = state.players[0]
-    mask = np.zeros((6, 5, 6), dtype=bool)
-    for row in range(5):
-        held = me.pattern[row]
-        for colour in range(5):
-            other = held.sum() > 0 and held[colour] == 0
-            mask[:, colour, row] = not (other or held.sum() >= row + 1 or me.wall[row, (colour + row) % 5])
-    mask[:, :, 5] = True
-    return mask.reshape(-1)
-''',
+        "forgets the wall": patch("not (other_colour or full or on_wall)", "not (other_colour or full)"),
+        "allows a full line": patch("not (other_colour or full or on_wall)", "not (other_colour or on_wall)"),
+        "a line may take any colour": patch("not (other_colour or full or on_wall)", "not (full or on_wall)"),
+        "takes from empty sources": patch("present = sources > 0", "present = np.ones_like(sources, dtype=bool)"),
     },
     "masked_policy": {
-        "no max subtraction": '''
-def masked_policy(logits, mask):
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = np.where(mask, np.exp(logits), 0.0)
-        return e / e.sum()
-''',
-        "softmax over all moves, then zero the illegal ones": '''
-def masked_policy(logits, mask):
-    z = np.exp(logits - logits.max())
-    p = z / z.sum()
-    return np.where(mask, p, 0.0)
-''',
-        "masks the logits in place": '''
-def masked_policy(logits, mask):
-    logits[~mask] = -np.inf
-    z = np.exp(logits - logits.max())
-    return z / z.sum()
-''',
-        "subtracts the largest logit, legal or not": '''
-def masked_policy(logits, mask):
-    with np.errstate(invalid="ignore"):
-        z = np.where(mask, np.exp(logits - logits.max()), 0.0)
-        return z / z.sum()
-''',
+        "no max subtraction": (
+            patch("logits - logits[mask].max()", "logits")
+            + patch(
+                "    p = np.exp(z)\n    return p / p.sum()\n",
+                '    with np.errstate(over="ignore", invalid="ignore"):\n'
+                "        p = np.exp(z)\n"
+                "        return p / p.sum()\n")),
+        "softmax over all moves, then zero the illegal ones": patch(
+            "    z = np.where(mask, logits - logits[mask].max(), -np.inf)\n    p = np.exp(z)\n    return p / p.sum()\n",
+            "    p = np.exp(logits - logits.max())\n    return np.where(mask, p / p.sum(), 0.0)\n"),
+        "masks the logits in place": patch(
+            "    logits = np.asarray(logits, dtype=np.float64)\n"
+            "    z = np.where(mask, logits - logits[mask].max(), -np.inf)\n",
+            "    logits[~mask] = -np.inf\n    z = logits - logits.max()\n"),
+        "subtracts the largest logit, legal or not": patch("logits - logits[mask].max()", "logits - logits.max()"),
     },
     "arena": {
-        "no seat alternation": '''
-def arena(agent_a, agent_b, num_games, seed):
-    results, diffs = [], []
-    for i in range(num_games):
-        rng = np.random.default_rng([seed, i])
-        board = init_board(rng)
-        while not get_reward(board)[1]:
-            if get_valid_mask(board)[NOOP]:
-                action = NOOP
-            else:
-                action = (agent_a if current_seat(board) == 0 else agent_b)(board, rng)
-            board = get_next_state(board, action, rng)
-        reward = get_reward(board)[0]
-        results.append(reward if current_seat(board) == 0 else -reward)
-        state = AzulState.decode(board)
-        diffs.append(state.by_seat(0).score - state.by_seat(1).score)
-    results = np.array(results)
-    return {"wins": float(np.mean(results == 1)), "draws": float(np.mean(results == 0)),
-            "losses": float(np.mean(results == -1)), "mean_score_diff": float(np.mean(diffs))}
-''',
-        "one generator for the whole match": '''
-def arena(agent_a, agent_b, num_games, seed):
-    rng = np.random.default_rng(seed)
-    results, diffs = [], []
-    for i in range(num_games):
-        seat_a = i % 2
-        board = init_board(rng)
-        while not get_reward(board)[1]:
-            if get_valid_mask(board)[NOOP]:
-                action = NOOP
-            else:
-                action = (agent_a if current_seat(board) == seat_a else agent_b)(board, rng)
-            board = get_next_state(board, action, rng)
-        reward = get_reward(board)[0]
-        results.append(reward if current_seat(board) == seat_a else -reward)
-        state = AzulState.decode(board)
-        diffs.append(state.by_seat(seat_a).score - state.by_seat(1 - seat_a).score)
-    results = np.array(results)
-    return {"wins": float(np.mean(results == 1)), "draws": float(np.mean(results == 0)),
-            "losses": float(np.mean(results == -1)), "mean_score_diff": float(np.mean(diffs))}
-''',
-        "results from seat 0, not agent_a": '''
-def arena(agent_a, agent_b, num_games, seed):
-    results, diffs = [], []
-    for i in range(num_games):
-        rng = np.random.default_rng([seed, i])
-        seat_a = i % 2
-        board = init_board(rng)
-        while not get_reward(board)[1]:
-            if get_valid_mask(board)[NOOP]:
-                action = NOOP
-            else:
-                action = (agent_a if current_seat(board) == seat_a else agent_b)(board, rng)
-            board = get_next_state(board, action, rng)
-        reward = get_reward(board)[0]
-        results.append(reward if current_seat(board) == 0 else -reward)
-        state = AzulState.decode(board)
-        diffs.append(state.by_seat(0).score - state.by_seat(1).score)
-    results = np.array(results)
-    return {"wins": float(np.mean(results == 1)), "draws": float(np.mean(results == 0)),
-            "losses": float(np.mean(results == -1)), "mean_score_diff": float(np.mean(diffs))}
-''',
+        "no seat alternation": patch("seat_a = i % 2", "seat_a = 0"),
+        "one generator for the whole match": (
+            patch("        rng = np.random.default_rng([seed, i])\n", "")
+            + patch(
+                "    results, diffs = [], []\n",
+                "    rng = np.random.default_rng(seed)\n    results, diffs = [], []\n")),
+        "results from seat 0, not agent_a": (
+            patch(
+                "results.append(reward if current_seat(board) == seat_a else -reward)",
+                "results.append(reward if current_seat(board) == 0 else -reward)")
+            + patch(
+                "state.by_seat(seat_a).score - state.by_seat(1 - seat_a).score",
+                "state.by_seat(0).score - state.by_seat(1).score")),
     },
     # ------------------------------------------------------------------ hex4_onpolicy
     "winner": {
-        "four neighbours (no diagonal)": '''
-def winner(board):
-    n = board.shape[0]
-    for player in (1, 2):
-        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        seen = set(stack)
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                nxt = (row + dr, col + dc)
-                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-    return 0
-''',
-        "all eight neighbours": '''
-def winner(board):
-    n = board.shape[0]
-    for player in (1, 2):
-        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        seen = set(stack)
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr in (-1, 0, 1):
-                for dc in (-1, 0, 1):
-                    nxt = (row + dr, col + dc)
-                    if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
-                        seen.add(nxt)
-                        stack.append(nxt)
-    return 0
-''',
-        "the other diagonal pair": '''
-def winner(board):
-    n = board.shape[0]
-    steps = ((-1, -1), (-1, 0), (0, -1), (0, 1), (1, 0), (1, 1))
-    for player in (1, 2):
-        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        seen = set(stack)
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr, dc in steps:
-                nxt = (row + dr, col + dc)
-                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-    return 0
-''',
-        "the players' sides swapped": '''
-def winner(board):
-    n = board.shape[0]
-    steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
-    for player in (1, 2):
-        stack = [(k, 0) if player == 1 else (0, k) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        seen = set(stack)
-        while stack:
-            row, col = stack.pop()
-            if (col if player == 1 else row) == n - 1:
-                return player
-            for dr, dc in steps:
-                nxt = (row + dr, col + dc)
-                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-    return 0
-''',
-        "searches only from the corner (0, 0)": '''
-def winner(board):
-    n = board.shape[0]
-    steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
-    for player in (1, 2):
-        if board[0, 0] != player:
-            continue
-        stack, seen = [(0, 0)], {(0, 0)}
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr, dc in steps:
-                nxt = (row + dr, col + dc)
-                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-    return 0
-''',
-        "marks the visited cells on the board": '''
-def winner(board):
-    n = board.shape[0]
-    steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
-    for player in (1, 2):
-        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        for cell in stack:
-            board[cell] = -1  # visited
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr, dc in steps:
-                nxt = (row + dr, col + dc)
-                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player:
-                    board[nxt] = -1
-                    stack.append(nxt)
-    return 0
-''',
-        "returns 0 before trying player 2": '''
-def winner(board):
-    n = board.shape[0]
-    steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
-    for player in (1, 2):
-        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        seen = set(stack)
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr, dc in steps:
-                nxt = (row + dr, col + dc)
-                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and board[nxt] == player and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return 0
-''',
-        "negative indices wrap around": '''
-def winner(board):
-    n = board.shape[0]
-    steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
-    for player in (1, 2):
-        stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]
-        stack = [cell for cell in stack if board[cell] == player]
-        seen = set(stack)
-        while stack:
-            row, col = stack.pop()
-            if (row if player == 1 else col) == n - 1:
-                return player
-            for dr, dc in steps:
-                nxt = (row + dr, col + dc)
-                if nxt[0] < n and nxt[1] < n and board[nxt] == player and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-    return 0
-''',
+        "four neighbours (no diagonal)": patch(
+            "steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))",
+            "steps = ((-1, 0), (1, 0), (0, -1), (0, 1))"),
+        "all eight neighbours": patch(
+            "steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))",
+            "steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]"),
+        "the other diagonal pair": patch(
+            "steps = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))",
+            "steps = ((-1, -1), (-1, 0), (0, -1), (0, 1), (1, 0), (1, 1))"),
+        "the players' sides swapped": (
+            patch(
+                "[(0, k) if player == 1 else (k, 0) for k in range(n)]",
+                "[(k, 0) if player == 1 else (0, k) for k in range(n)]")
+            + patch("(row if player == 1 else col)", "(col if player == 1 else row)")),
+        "searches only from the corner (0, 0)": patch(
+            "stack = [(0, k) if player == 1 else (k, 0) for k in range(n)]", "stack = [(0, 0)]"),
+        "marks the visited cells on the board": (
+            patch(
+                "        seen = set(stack)\n", "        for cell in stack:\n            board[cell] = -1  # visited\n")
+            + patch(
+                "board[nxt] == player and nxt not in seen:\n                    seen.add(nxt)",
+                "board[nxt] == player:\n                    board[nxt] = -1")),
+        "returns 0 before trying player 2": patch("\n    return 0\n", "\n        return 0\n"),
+        "negative indices wrap around": patch(
+            "if 0 <= nxt[0] < n and 0 <= nxt[1] < n and", "if nxt[0] < n and nxt[1] < n and"),
     },
     "tree_policy": {
-        "ln of the edges' visits for N(s)": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    bonus = c * np.sqrt(np.log(N.sum()) / N)
-    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))
-''',
-        "ignores the player": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    return int(np.argmax(Q + c * np.sqrt(np.log(parent_visits) / N)))
-''',
-        "player 2 minimises Q + bonus": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    bonus = c * np.sqrt(np.log(parent_visits) / N)
-    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q + bonus))
-''',
-        "the last untried edge": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[-1])
-    bonus = c * np.sqrt(np.log(parent_visits) / N)
-    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))
-''',
-        "ln N(s, a) / N(s)": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    bonus = c * np.sqrt(np.log(N) / parent_visits)
-    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))
-''',
-        "no square root": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    bonus = c * np.log(parent_visits) / N
-    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))
-''',
-        "square root of ln N(s) only": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    bonus = c * np.sqrt(np.log(parent_visits)) / N
-    return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))
-''',
-        "ties go to the highest index": '''
-def tree_policy(parent_visits, N, Q, player, c):
-    untried = np.flatnonzero(N == 0)
-    if len(untried):
-        return int(untried[0])
-    sign = 1 if player == 1 else -1
-    scores = sign * Q + c * np.sqrt(np.log(parent_visits) / N)
-    best = 0
-    for a in range(len(N)):
-        if scores[a] >= scores[best]:
-            best = a
-    return best
-''',
+        "ln of the edges' visits for N(s)": patch("np.log(parent_visits) / N", "np.log(N.sum()) / N"),
+        "ignores the player": patch(" if player == 1 else int(np.argmin(Q - bonus))", ""),
+        "player 2 minimises Q + bonus": patch("np.argmin(Q - bonus)", "np.argmin(Q + bonus)"),
+        "the last untried edge": patch("untried[0]", "untried[-1]"),
+        "ln N(s, a) / N(s)": patch("np.sqrt(np.log(parent_visits) / N)", "np.sqrt(np.log(N) / parent_visits)"),
+        "no square root": patch("np.sqrt(np.log(parent_visits) / N)", "np.log(parent_visits) / N"),
+        "square root of ln N(s) only": patch(
+            "np.sqrt(np.log(parent_visits) / N)", "np.sqrt(np.log(parent_visits)) / N"),
+        "ties go to the highest index": patch(
+            "return int(np.argmax(Q + bonus)) if player == 1 else int(np.argmin(Q - bonus))",
+            "scores = Q + bonus if player == 1 else bonus - Q\n"
+            "    return int(len(scores) - 1 - np.argmax(scores[::-1]))"),
     },
     "rollout": {
-        "the players never alternate": '''
-def rollout(board, player, policy):
-    while winner(board) == 0:
-        board = place(board, policy(board, player), player)
-    return winner(board)
-''',
-        "plays on the board it is given": '''
-def rollout(board, player, policy):
-    n = board.shape[0]
-    while winner(board) == 0:
-        board[divmod(policy(board, player), n)] = player
-        player = 3 - player
-    return winner(board)
-''',
-        "fills the board, then asks who won": '''
-def rollout(board, player, policy):
-    while len(empty_cells(board)):
-        board = place(board, policy(board, player), player)
-        player = 3 - player
-    return winner(board)
-''',
-        "returns the player to move at the end": '''
-def rollout(board, player, policy):
-    while winner(board) == 0:
-        board = place(board, policy(board, player), player)
-        player = 3 - player
-    return player
-''',
-        "moves before checking for a win": '''
-def rollout(board, player, policy):
-    while True:
-        board = place(board, policy(board, player), player)
-        result = winner(board)
-        if result:
-            return result
-        player = 3 - player
-''',
+        "the players never alternate": patch("        player = 3 - player\n", ""),
+        "plays on the board it is given": patch(
+            "board = place(board, policy(board, player), player)",
+            "board[divmod(policy(board, player), board.shape[0])] = player"),
+        "fills the board, then asks who won": patch("while result == 0:", "while len(empty_cells(board)):"),
+        "returns the player to move at the end": patch("    return result\n", "    return player\n"),
+        "moves before checking for a win": patch("    result = winner(board)\n    while", "    result = 0\n    while"),
     },
     "legal_distribution": {
-        "not renormalised": '''
-def legal_distribution(probs, board):
-    legal = board.ravel() == 0
-    return np.where(legal, np.asarray(probs, dtype=np.float64), 0.0)
-''',
-        "masks only player 1's stones": '''
-def legal_distribution(probs, board):
-    legal = board.ravel() != 1
-    kept = np.where(legal, np.asarray(probs, dtype=np.float64), 0.0)
-    total = kept.sum()
-    if not np.isfinite(total) or total <= 0:
-        return legal / legal.sum()
-    return kept / total
-''',
-        "divides by the sum over all cells": '''
-def legal_distribution(probs, board):
-    probs = np.asarray(probs, dtype=np.float64)
-    legal = board.ravel() == 0
-    if probs[legal].sum() <= 0:
-        return legal / legal.sum()
-    return np.where(legal, probs, 0.0) / probs.sum()
-''',
-        "no uniform fallback (0 / 0)": '''
-def legal_distribution(probs, board):
-    kept = np.where(board.ravel() == 0, np.asarray(probs, dtype=np.float64), 0.0)
-    return kept / kept.sum()
-''',
-        "changes probs in place": '''
-def legal_distribution(probs, board):
-    legal = board.ravel() == 0
-    probs[~legal] = 0
-    total = probs.sum()
-    if not np.isfinite(total) or total <= 0:
-        return legal / legal.sum()
-    probs /= total
-    return probs.astype(np.float64)
-''',
-        "keeps the input's float32": '''
-def legal_distribution(probs, board):
-    legal = board.ravel() == 0
-    kept = np.where(legal, probs, 0)
-    total = kept.sum()
-    if not np.isfinite(total) or total <= 0:
-        return (legal / legal.sum()).astype(probs.dtype)
-    return kept / total
-''',
-        "tiny probabilities taken for none": '''
-def legal_distribution(probs, board):
-    legal = board.ravel() == 0
-    kept = np.where(legal, np.asarray(probs, dtype=np.float64), 0.0)
-    total = kept.sum()
-    if not np.isfinite(total) or np.isclose(total, 0):
-        return legal / legal.sum()
-    return kept / total
-''',
+        "not renormalised": patch("return kept / total", "return kept"),
+        "masks only player 1's stones": patch("legal = board.ravel() == 0", "legal = board.ravel() != 1"),
+        "divides by the sum over all cells": patch(
+            "return kept / total", "return kept / np.asarray(probs, dtype=np.float64).sum()"),
+        "no uniform fallback (0 / 0)": patch(
+            "    if not np.isfinite(total) or total <= 0:\n        return legal / legal.sum()\n", ""),
+        "changes probs in place": (
+            patch(
+                "kept = np.where(legal, np.asarray(probs, dtype=np.float64), 0.0)",
+                "probs[~legal] = 0\n    kept = probs")
+            + patch("return kept / total", "kept /= total\n    return kept.astype(np.float64)")),
+        "keeps the input's float32": (
+            patch("np.where(legal, np.asarray(probs, dtype=np.float64), 0.0)", "np.where(legal, probs, 0)")
+            + patch("return legal / legal.sum()", "return (legal / legal.sum()).astype(probs.dtype)")),
+        "tiny probabilities taken for none": patch("total <= 0", "np.isclose(total, 0)"),
     },
     "policy_loss": {
-        "softmax over all cells": '''
-def policy_loss(logits, x, target):
-    return -jnp.mean(jnp.sum(target * jax.nn.log_softmax(logits, axis=-1), axis=-1))
-''',
-        "sum over the batch": '''
-def policy_loss(logits, x, target):
-    empty = (x[:, 2::2] + x[:, 3::2]) == 0
-    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, -1e9), axis=-1)
-    return -jnp.sum(jnp.where(empty, target * log_pi, 0.0))
-''',
-        "-inf on the taken cells": '''
-def policy_loss(logits, x, target):
-    empty = (x[:, 2::2] + x[:, 3::2]) == 0
-    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, -jnp.inf), axis=-1)
-    return -jnp.mean(jnp.sum(target * log_pi, axis=-1))
-''',
-        "no minus sign": '''
-def policy_loss(logits, x, target):
-    empty = (x[:, 2::2] + x[:, 3::2]) == 0
-    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, -1e9), axis=-1)
-    return jnp.mean(jnp.sum(jnp.where(empty, target * log_pi, 0.0), axis=-1))
-''',
-        "the mean over the cells too": '''
-def policy_loss(logits, x, target):
-    empty = (x[:, 2::2] + x[:, 3::2]) == 0
-    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, -1e9), axis=-1)
-    return -jnp.mean(jnp.where(empty, target * log_pi, 0.0))
-''',
-        "zeroes the taken cells' logits": '''
-def policy_loss(logits, x, target):
-    empty = (x[:, 2::2] + x[:, 3::2]) == 0
-    log_pi = jax.nn.log_softmax(logits * empty, axis=-1)
-    return -jnp.mean(jnp.sum(target * log_pi, axis=-1))
-''',
-        "reads only the player-1 bit": '''
-def policy_loss(logits, x, target):
-    empty = x[:, 2::2] == 0
-    log_pi = jax.nn.log_softmax(jnp.where(empty, logits, -1e9), axis=-1)
-    return -jnp.mean(jnp.sum(jnp.where(empty, target * log_pi, 0.0), axis=-1))
-''',
+        "softmax over all cells": patch("jnp.where(empty, logits, -1e9)", "logits"),
+        "sum over the batch": patch("-jnp.mean(jnp.sum(", "-jnp.sum(jnp.sum("),
+        "-inf on the taken cells": (
+            patch("-1e9", "-jnp.inf")
+            + patch("jnp.where(empty, target * log_pi, 0.0)", "target * log_pi")),
+        "no minus sign": patch("return -jnp.mean(", "return jnp.mean("),
+        "the mean over the cells too": patch(
+            "-jnp.mean(jnp.sum(jnp.where(empty, target * log_pi, 0.0), axis=-1))",
+            "-jnp.mean(jnp.where(empty, target * log_pi, 0.0))"),
+        "zeroes the taken cells' logits": (
+            patch("jnp.where(empty, logits, -1e9)", "logits * empty")
+            + patch("jnp.where(empty, target * log_pi, 0.0)", "target * log_pi")),
+        "reads only the player-1 bit": patch("empty = (x[:, 2::2] + x[:, 3::2]) == 0", "empty = x[:, 2::2] == 0"),
     },
     "hex4_onpolicy.train_step": {
-        "samples a second minibatch for the gradient": '''
-def train_step(state, buffer, batch_size, rng):
-    x, target = buffer.sample(batch_size, rng)
-    loss = policy_loss(state.apply_fn({"params": state.params}, x), x, target)
-    x, target = buffer.sample(batch_size, rng)
-    grads = jax.grad(lambda params: policy_loss(state.apply_fn({"params": params}, x), x, target))(state.params)
-    return state.apply_gradients(grads=grads), float(loss)
-''',
-        "draws the indices with rng.integers": '''
-def train_step(state, buffer, batch_size, rng):
-    index = rng.integers(len(buffer), size=batch_size)
-    x, target = buffer.x[index], buffer.target[index]
-
-    def loss_of(params):
-        return policy_loss(state.apply_fn({"params": params}, x), x, target)
-
-    loss, grads = jax.value_and_grad(loss_of)(state.params)
-    return state.apply_gradients(grads=grads), float(loss)
-''',
-        "a generator of its own": '''
-def train_step(state, buffer, batch_size, rng):
-    x, target = buffer.sample(batch_size, np.random.default_rng(0))
-
-    def loss_of(params):
-        return policy_loss(state.apply_fn({"params": params}, x), x, target)
-
-    loss, grads = jax.value_and_grad(loss_of)(state.params)
-    return state.apply_gradients(grads=grads), float(loss)
-''',
-        "never applies the gradients": '''
-def train_step(state, buffer, batch_size, rng):
-    x, target = buffer.sample(batch_size, rng)
-
-    def loss_of(params):
-        return policy_loss(state.apply_fn({"params": params}, x), x, target)
-
-    loss, grads = jax.value_and_grad(loss_of)(state.params)
-    return state, float(loss)
-''',
-        "its own SGD step, not the optimizer": '''
-def train_step(state, buffer, batch_size, rng):
-    x, target = buffer.sample(batch_size, rng)
-
-    def loss_of(params):
-        return policy_loss(state.apply_fn({"params": params}, x), x, target)
-
-    loss, grads = jax.value_and_grad(loss_of)(state.params)
-    params = jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, state.params, grads)
-    return state.replace(params=params, step=state.step + 1), float(loss)
-''',
-        "the loss after the step": '''
-def train_step(state, buffer, batch_size, rng):
-    x, target = buffer.sample(batch_size, rng)
-
-    def loss_of(params):
-        return policy_loss(state.apply_fn({"params": params}, x), x, target)
-
-    state = state.apply_gradients(grads=jax.grad(loss_of)(state.params))
-    return state, float(loss_of(state.params))
-''',
-        "climbs the loss": '''
-def train_step(state, buffer, batch_size, rng):
-    x, target = buffer.sample(batch_size, rng)
-
-    def loss_of(params):
-        return policy_loss(state.apply_fn({"params": params}, x), x, target)
-
-    loss, grads = jax.value_and_grad(loss_of)(state.params)
-    return state.apply_gradients(grads=jax.tree_util.tree_map(lambda g: -g, grads)), float(loss)
-''',
+        "samples a second minibatch for the gradient": patch(
+            "    loss, grads = jax.value_and_grad(loss_of)(state.params)\n",
+            "    loss = loss_of(state.params)\n"
+            "    x, target = buffer.sample(batch_size, rng)\n"
+            "    grads = jax.grad(loss_of)(state.params)\n"),
+        "draws the indices with rng.integers": patch(
+            "x, target = buffer.sample(batch_size, rng)",
+            "index = rng.integers(len(buffer), size=batch_size)\n"
+            "    x, target = buffer.x[index], buffer.target[index]"),
+        "a generator of its own": patch(
+            "buffer.sample(batch_size, rng)", "buffer.sample(batch_size, np.random.default_rng(0))"),
+        "never applies the gradients": patch(
+            "return state.apply_gradients(grads=grads), float(loss)", "return state, float(loss)"),
+        "its own SGD step, not the optimizer": patch(
+            "    return state.apply_gradients(grads=grads), float(loss)\n",
+            "    params = jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, state.params, grads)\n"
+            "    return state.replace(params=params, step=state.step + 1), float(loss)\n"),
+        "the loss after the step": patch(
+            "    return state.apply_gradients(grads=grads), float(loss)\n",
+            "    state = state.apply_gradients(grads=grads)\n    return state, float(loss_of(state.params))\n"),
+        "climbs the loss": patch(
+            "apply_gradients(grads=grads)", "apply_gradients(grads=jax.tree_util.tree_map(lambda g: -g, grads))"),
     },
     "topp": {
-        "both orders of every pair": '''
-def topp(agents, games_per_series, size):
-    k = len(agents)
-    wins = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        for j in range(k):
-            if i == j:
-                continue
-            for g in range(games_per_series):
-                first, second = (i, j) if g % 2 == 0 else (j, i)
-                if play_game(agents[first], agents[second], size) == 1:
-                    wins[first, second] += 1
-                else:
-                    wins[second, first] += 1
-    return wins
-''',
-        "agent i always opens": '''
-def topp(agents, games_per_series, size):
-    k = len(agents)
-    wins = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        for j in range(i + 1, k):
-            for g in range(games_per_series):
-                if play_game(agents[i], agents[j], size) == 1:
-                    wins[i, j] += 1
-                else:
-                    wins[j, i] += 1
-    return wins
-''',
-        "credits agent i when the opener wins": '''
-def topp(agents, games_per_series, size):
-    k = len(agents)
-    wins = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        for j in range(i + 1, k):
-            for g in range(games_per_series):
-                first, second = (i, j) if g % 2 == 0 else (j, i)
-                if play_game(agents[first], agents[second], size) == 1:
-                    wins[i, j] += 1
-                else:
-                    wins[j, i] += 1
-    return wins
-''',
-        "agent j opens the even games": '''
-def topp(agents, games_per_series, size):
-    k = len(agents)
-    wins = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        for j in range(i + 1, k):
-            for g in range(games_per_series):
-                first, second = (j, i) if g % 2 == 0 else (i, j)
-                if play_game(agents[first], agents[second], size) == 1:
-                    wins[first, second] += 1
-                else:
-                    wins[second, first] += 1
-    return wins
-''',
-        "series ordered by the second agent": '''
-def topp(agents, games_per_series, size):
-    k = len(agents)
-    wins = np.zeros((k, k), dtype=np.int64)
-    for j in range(1, k):
-        for i in range(j):
-            for g in range(games_per_series):
-                first, second = (i, j) if g % 2 == 0 else (j, i)
-                if play_game(agents[first], agents[second], size) == 1:
-                    wins[first, second] += 1
-                else:
-                    wins[second, first] += 1
-    return wins
-''',
-        "counts losses (the table transposed)": '''
-def topp(agents, games_per_series, size):
-    k = len(agents)
-    wins = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        for j in range(i + 1, k):
-            for g in range(games_per_series):
-                first, second = (i, j) if g % 2 == 0 else (j, i)
-                if play_game(agents[first], agents[second], size) == 1:
-                    wins[second, first] += 1
-                else:
-                    wins[first, second] += 1
-    return wins
-''',
+        "both orders of every pair": patch(
+            "for j in range(i + 1, k):", "for j in range(k):\n            if i == j:\n                continue"),
+        "agent i always opens": patch("first, second = (i, j) if g % 2 == 0 else (j, i)", "first, second = i, j"),
+        "credits agent i when the opener wins": (
+            patch("wins[first, second] += 1", "wins[i, j] += 1")
+            + patch("wins[second, first] += 1", "wins[j, i] += 1")),
+        "agent j opens the even games": patch("(i, j) if g % 2 == 0 else (j, i)", "(j, i) if g % 2 == 0 else (i, j)"),
+        "series ordered by the second agent": patch(
+            "    for i in range(k):\n        for j in range(i + 1, k):\n",
+            "    for j in range(1, k):\n        for i in range(j):\n"),
+        "counts losses (the table transposed)": patch("    return wins\n", "    return wins.T\n"),
     },
     # ------------------------------------------------------------------ othello5_planning
     "flips": {
-        "seven directions: down-left forgotten": '''
-def flips(board, row, col, colour):
-    n = board.shape[0]
-    flipped = []
-    for dr, dc in ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, 0), (1, 1)):  # typed by hand
-        line = []
-        r, c = row + dr, col + dc
-        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
-            line.append((int(r), int(c)))
-            r, c = r + dr, c + dc
-        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
-            flipped += line
-    return flipped
-''',
-        "a line that runs off the board counts": '''
-def flips(board, row, col, colour):
-    n = board.shape[0]
-    flipped = []
-    for dr, dc in DIRECTIONS:
-        line = []
-        r, c = row + dr, col + dc
-        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
-            line.append((r, c))
-            r, c = r + dr, c + dc
-        if line and (not (0 <= r < n and 0 <= c < n) or board[r, c] == colour):  # the edge closes the line
-            flipped += line
-    return flipped
-''',
-        "a line that ends on an empty square counts": '''
-def flips(board, row, col, colour):
-    n = board.shape[0]
-    flipped = []
-    for dr, dc in DIRECTIONS:
-        line = []
-        r, c = row + dr, col + dc
-        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
-            line.append((r, c))
-            r, c = r + dr, c + dc
-        if line and 0 <= r < n and 0 <= c < n and board[r, c] != 3 - colour:  # empty or own
-            flipped += line
-    return flipped
-''',
-        "four directions (no diagonal)": '''
-def flips(board, row, col, colour):
-    n = board.shape[0]
-    flipped = []
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        line = []
-        r, c = row + dr, col + dc
-        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
-            line.append((r, c))
-            r, c = r + dr, c + dc
-        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
-            flipped += line
-    return flipped
-''',
-        "places the disc on the board": '''
-def flips(board, row, col, colour):
-    n = board.shape[0]
-    board[row, col] = colour
-    flipped = []
-    for dr, dc in DIRECTIONS:
-        line = []
-        r, c = row + dr, col + dc
-        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
-            line.append((r, c))
-            r, c = r + dr, c + dc
-        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
-            flipped += line
-    return flipped
-''',
-        "stops after the first direction that flips": '''
-def flips(board, row, col, colour):
-    n = board.shape[0]
-    for dr, dc in DIRECTIONS:
-        line = []
-        r, c = row + dr, col + dc
-        while 0 <= r < n and 0 <= c < n and board[r, c] == 3 - colour:
-            line.append((r, c))
-            r, c = r + dr, c + dc
-        if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:
-            return line
-    return []
-''',
+        "seven directions: down-left forgotten": patch(
+            "for dr, dc in DIRECTIONS:",
+            "for dr, dc in ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, 0), (1, 1)):  # typed by hand"),
+        "a line that runs off the board counts": patch(
+            "if line and 0 <= r < n and 0 <= c < n and board[r, c] == colour:",
+            "if line and (not (0 <= r < n and 0 <= c < n) or board[r, c] == colour):  # the edge closes the line"),
+        "a line that ends on an empty square counts": patch(
+            "board[r, c] == colour:", "board[r, c] != other:  # empty or own"),
+        "four directions (no diagonal)": patch(
+            "for dr, dc in DIRECTIONS:", "for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):"),
+        "places the disc on the board": patch("    flipped = []\n", "    board[row, col] = colour\n    flipped = []\n"),
+        "stops after the first direction that flips": patch("flipped += line", "return line"),
     },
     "legal_moves": {
-        "a pass whenever there is no placing move, even at the end": '''
-def legal_moves(board, colour):
-    n = board.shape[0]
-    mask = np.zeros(n * n + 1, dtype=bool)
-    for r, c in zip(*np.nonzero(board == 0)):
-        if flips(board, r, c, colour):
-            mask[r * n + c] = True
-    mask[n * n] = not mask.any()
-    return mask
-''',
-        "the pass is always legal": '''
-def legal_moves(board, colour):
-    n = board.shape[0]
-    mask = np.zeros(n * n + 1, dtype=bool)
-    for r, c in zip(*np.nonzero(board == 0)):
-        if flips(board, r, c, colour):
-            mask[r * n + c] = True
-    mask[n * n] = True
-    return mask
-''',
-        "occupied squares are tried too": '''
-def legal_moves(board, colour):
-    n = board.shape[0]
-    mask = np.zeros(n * n + 1, dtype=bool)
-    for r in range(n):
-        for c in range(n):
-            if flips(board, r, c, colour):
-                mask[r * n + c] = True
-    if not mask[:-1].any():
-        other = np.zeros(n * n + 1, dtype=bool)
-        for r, c in zip(*np.nonzero(board == 0)):
-            other[r * n + c] = bool(flips(board, r, c, 3 - colour))
-        mask[n * n] = other.any()
-    return mask
-''',
-        "a float mask of 0 and 1": '''
-def legal_moves(board, colour):
-    n = board.shape[0]
-    mask = np.zeros(n * n + 1)
-    for r, c in zip(*np.nonzero(board == 0)):
-        if flips(board, r, c, colour):
-            mask[r * n + c] = 1
-    if not mask.any():
-        mask[n * n] = any(flips(board, r, c, 3 - colour) for r, c in zip(*np.nonzero(board == 0)))
-    return mask
-''',
+        "a pass whenever there is no placing move, even at the end": patch(
+            "if not mask.any() and placing(3 - colour).any():", "if not mask.any():"),
+        "the pass is always legal": patch(
+            "    if not mask.any() and placing(3 - colour).any():\n        mask[n * n] = True\n",
+            "    mask[n * n] = True\n"),
+        "occupied squares are tried too": patch(
+            "for r, c in zip(*np.nonzero(board == 0)):", "for r, c in np.ndindex(n, n):"),
+        "a float mask of 0 and 1": patch("mask = np.zeros(n * n + 1, dtype=bool)", "mask = np.zeros(n * n + 1)"),
     },
     "state_value": {
-        "the network's value as it is (no change of view)": '''
-def state_value(game, state, player, predict):
-    if game.is_terminal(state):
-        return float(game.returns(state)[player])
-    return float(predict(state)[1])
-''',
-        "asks the network about a finished game": '''
-def state_value(game, state, player, predict):
-    value = float(predict(state)[1])
-    return value if game.to_move(state) == player else -value
-''',
-        "a draw counted as a loss": '''
-def state_value(game, state, player, predict):
-    if game.is_terminal(state):
-        return 1.0 if game.returns(state)[player] > 0 else -1.0
-    value = float(predict(state)[1])
-    return value if game.to_move(state) == player else -value
-''',
-        "the view of the other player": '''
-def state_value(game, state, player, predict):
-    if game.is_terminal(state):
-        return float(game.returns(state)[1 - player])
-    value = float(predict(state)[1])
-    return -value if game.to_move(state) == player else value
-''',
+        "the network's value as it is (no change of view)": patch("return sign * float(", "return float("),
+        "asks the network about a finished game": patch(
+            "    if game.is_terminal(state):\n"
+            "        return float(game.returns(state)[player])  # the real result: +1, -1, or 0 for a draw\n",
+            ""),
+        "a draw counted as a loss": patch(
+            "return float(game.returns(state)[player])", "return 1.0 if game.returns(state)[player] > 0 else -1.0"),
+        "the view of the other player": (
+            patch("game.returns(state)[player]", "game.returns(state)[1 - player]")
+            + patch(
+                "sign = 1.0 if game.to_move(state) == player else -1.0",
+                "sign = -1.0 if game.to_move(state) == player else 1.0")),
     },
     "value_move": {
-        "the next position's value as it is (the opponent's view)": '''
-def value_move(game, state, predict):
-    legal = np.flatnonzero(game.legal_mask(state))
-    values = [float(predict(game.next_state(state, int(a)))[1]) for a in legal]
-    return int(legal[int(np.argmax(values))])
-''',
-        "the move with the lowest value": '''
-def value_move(game, state, predict):
-    me = game.to_move(state)
-    legal = np.flatnonzero(game.legal_mask(state))
-    values = [state_value(game, game.next_state(state, int(a)), me, predict) for a in legal]
-    return int(legal[int(np.argmin(values))])
-''',
-        "ties go to the highest index": '''
-def value_move(game, state, predict):
-    me = game.to_move(state)
-    best, best_value = None, -np.inf
-    for a in np.flatnonzero(game.legal_mask(state)):
-        value = state_value(game, game.next_state(state, int(a)), me, predict)
-        if value >= best_value:
-            best, best_value = int(a), value
-    return best
-''',
-        "never considers the pass": '''
-def value_move(game, state, predict):
-    me = game.to_move(state)
-    legal = np.flatnonzero(game.legal_mask(state)[:-1])
-    values = [state_value(game, game.next_state(state, int(a)), me, predict) for a in legal]
-    return int(legal[int(np.argmax(values))])
-''',
+        "the next position's value as it is (the opponent's view)": patch(
+            "state_value(game, game.next_state(state, int(a)), me, predict)",
+            "float(predict(game.next_state(state, int(a)))[1])"),
+        "the move with the lowest value": patch("np.argmax(values)", "np.argmin(values)"),
+        "ties go to the highest index": patch(
+            "legal[int(np.argmax(values))]", "legal[len(values) - 1 - int(np.argmax(values[::-1]))]"),
+        "never considers the pass": patch(
+            "np.flatnonzero(game.legal_mask(state))", "np.flatnonzero(game.legal_mask(state)[:-1])"),
     },
     "rollout_value": {
-        "one move more than depth": '''
-def rollout_value(game, state, player, predict, depth, rng):
-    for _ in range(depth + 1):
-        if game.is_terminal(state):
-            break
-        prior = legal_prior(game, state, predict)
-        state = game.next_state(state, int(rng.choice(len(prior), p=prior)))
-    return state_value(game, state, player, predict)
-''',
-        "plays the most probable move instead of sampling": '''
-def rollout_value(game, state, player, predict, depth, rng):
-    for _ in range(depth):
-        if game.is_terminal(state):
-            break
-        state = game.next_state(state, int(np.argmax(legal_prior(game, state, predict))))
-    return state_value(game, state, player, predict)
-''',
-        "a draw counted as a loss at the end": '''
-def rollout_value(game, state, player, predict, depth, rng):
-    for _ in range(depth):
-        if game.is_terminal(state):
-            return 1.0 if game.returns(state)[player] > 0 else -1.0
-        prior = legal_prior(game, state, predict)
-        state = game.next_state(state, int(rng.choice(len(prior), p=prior)))
-    if game.is_terminal(state):
-        return 1.0 if game.returns(state)[player] > 0 else -1.0
-    value = float(predict(state)[1])
-    return value if game.to_move(state) == player else -value
-''',
-        "the value for whoever is to move where it stops": '''
-def rollout_value(game, state, player, predict, depth, rng):
-    for _ in range(depth):
-        if game.is_terminal(state):
-            break
-        prior = legal_prior(game, state, predict)
-        state = game.next_state(state, int(rng.choice(len(prior), p=prior)))
-    return state_value(game, state, game.to_move(state), predict)
-''',
-        "samples from the raw prior (illegal moves too)": '''
-def rollout_value(game, state, player, predict, depth, rng):
-    for _ in range(depth):
-        if game.is_terminal(state):
-            break
-        prior = np.asarray(predict(state)[0], dtype=np.float64)
-        state = game.next_state(state, int(rng.choice(len(prior), p=prior / prior.sum())))
-    return state_value(game, state, player, predict)
-''',
+        "one move more than depth": patch("range(depth)", "range(depth + 1)"),
+        "plays the most probable move instead of sampling": patch(
+            "int(rng.choice(len(prior), p=prior))", "int(np.argmax(prior))"),
+        "a draw counted as a loss at the end": patch(
+            "    return state_value(",
+            "    if game.is_terminal(state):\n"
+            "        return 1.0 if game.returns(state)[player] > 0 else -1.0\n"
+            "    return state_value("),
+        "the value for whoever is to move where it stops": patch(
+            "state_value(game, state, player, predict)", "state_value(game, state, game.to_move(state), predict)"),
+        "samples from the raw prior (illegal moves too)": patch(
+            "prior = legal_prior(game, state, predict)",
+            "prior = np.asarray(predict(state)[0], dtype=np.float64)\n        prior = prior / prior.sum()"),
     },
     "monte_carlo_move": {
-        "rollouts from the current position (the tutorial's fault)": '''
-def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
-    me = game.to_move(state)
-    prior = legal_prior(game, state, predict)
-    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
-    means = [np.mean([rollout_value(game, state, me, predict, depth, rng) for _ in range(rollouts)])
-             for action in candidates]
-    return int(candidates[int(np.argmax(means))])
-''',
-        "the view of the player to move after the candidate": '''
-def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
-    prior = legal_prior(game, state, predict)
-    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
-    means = []
-    for action in candidates:
-        after = game.next_state(state, action)
-        means.append(np.mean([rollout_value(game, after, game.to_move(after), predict, depth, rng)
-                              for _ in range(rollouts)]))
-    return int(candidates[int(np.argmax(means))])
-''',
-        "the first legal moves as candidates, not the most probable": '''
-def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
-    me = game.to_move(state)
-    candidates = np.flatnonzero(game.legal_mask(state)).tolist()[:top_k]
-    means = []
-    for action in candidates:
-        after = game.next_state(state, action)
-        means.append(np.mean([rollout_value(game, after, me, predict, depth, rng) for _ in range(rollouts)]))
-    return int(candidates[int(np.argmax(means))])
-''',
-        "a generator of its own for the rollouts": '''
-def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
-    me = game.to_move(state)
-    prior = legal_prior(game, state, predict)
-    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
-    own = np.random.default_rng(0)
-    means = []
-    for action in candidates:
-        after = game.next_state(state, action)
-        means.append(np.mean([rollout_value(game, after, me, predict, depth, own) for _ in range(rollouts)]))
-    return int(candidates[int(np.argmax(means))])
-''',
-        "ties go to the later candidate": '''
-def monte_carlo_move(game, state, predict, rng, top_k=3, rollouts=10, depth=5):
-    me = game.to_move(state)
-    prior = legal_prior(game, state, predict)
-    candidates = sorted(np.flatnonzero(game.legal_mask(state)).tolist(), key=lambda a: (-prior[a], a))[:top_k]
-    best, best_mean = None, -np.inf
-    for action in candidates:
-        after = game.next_state(state, action)
-        mean = np.mean([rollout_value(game, after, me, predict, depth, rng) for _ in range(rollouts)])
-        if mean >= best_mean:
-            best, best_mean = action, mean
-    return int(best)
-''',
+        "rollouts from the current position (the tutorial's fault)": patch(
+            "rollout_value(game, after,", "rollout_value(game, state,"),
+        "the view of the player to move after the candidate": patch(
+            "rollout_value(game, after, me,", "rollout_value(game, after, game.to_move(after),"),
+        "the first legal moves as candidates, not the most probable": patch(
+            "sorted(legal, key=lambda a: (-prior[a], a))[:top_k]", "legal[:top_k]"),
+        "a generator of its own for the rollouts": (
+            patch("    means = []\n", "    own = np.random.default_rng(0)\n    means = []\n")
+            + patch("depth, rng)", "depth, own)")),
+        "ties go to the later candidate": patch(
+            "candidates[int(np.argmax(means))]", "candidates[len(means) - 1 - int(np.argmax(means[::-1]))]"),
     },
     "simulate": {
-        "N(s, a) under the square root": '''
-def simulate(root, game, predict, c_puct):
-    node, path = root, []
-    while node.expanded and not node.terminal:
-        scores = node.Q() + c_puct * node.P * np.sqrt(1 + node.N) / (1 + node.N)
-        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
-        path.append((node, action))
-        if action not in node.children:
-            node.children[action] = Node(game, game.next_state(node.state, action))
-        node = node.children[action]
-    if node.terminal:
-        returns = game.returns(node.state)
-        values = {0: float(returns[0]), 1: float(returns[1])}
-    else:
-        node.P = legal_prior(game, node.state, predict)
-        value = float(predict(node.state)[1])
-        values = {node.player: value, 1 - node.player: -value}
-    for parent, action in path:
-        parent.N[action] += 1
-        parent.W[action] += values[parent.player]
-''',
-        "backs up the leaf's value without changing its sign": '''
-def simulate(root, game, predict, c_puct):
-    node, path = root, []
-    while node.expanded and not node.terminal:
-        scores = node.Q() + c_puct * node.P * math.sqrt(1 + node.N.sum()) / (1 + node.N)
-        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
-        path.append((node, action))
-        if action not in node.children:
-            node.children[action] = Node(game, game.next_state(node.state, action))
-        node = node.children[action]
-    if node.terminal:
-        value = float(game.returns(node.state)[node.player])
-    else:
-        node.P = legal_prior(game, node.state, predict)
-        value = float(predict(node.state)[1])
-    for parent, action in path:
-        parent.N[action] += 1
-        parent.W[action] += value
-''',
-        "UCB without the prior": '''
-def simulate(root, game, predict, c_puct):
-    node, path = root, []
-    while node.expanded and not node.terminal:
-        scores = node.Q() + c_puct * math.sqrt(1 + node.N.sum()) / (1 + node.N)
-        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
-        path.append((node, action))
-        if action not in node.children:
-            node.children[action] = Node(game, game.next_state(node.state, action))
-        node = node.children[action]
-    if node.terminal:
-        returns = game.returns(node.state)
-        values = {0: float(returns[0]), 1: float(returns[1])}
-    else:
-        node.P = legal_prior(game, node.state, predict)
-        value = float(predict(node.state)[1])
-        values = {node.player: value, 1 - node.player: -value}
-    for parent, action in path:
-        parent.N[action] += 1
-        parent.W[action] += values[parent.player]
-''',
-        "sqrt of the sum of N, without the 1": '''
-def simulate(root, game, predict, c_puct):
-    node, path = root, []
-    while node.expanded and not node.terminal:
-        scores = node.Q() + c_puct * node.P * math.sqrt(node.N.sum()) / (1 + node.N)
-        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
-        path.append((node, action))
-        if action not in node.children:
-            node.children[action] = Node(game, game.next_state(node.state, action))
-        node = node.children[action]
-    if node.terminal:
-        returns = game.returns(node.state)
-        values = {0: float(returns[0]), 1: float(returns[1])}
-    else:
-        node.P = legal_prior(game, node.state, predict)
-        value = float(predict(node.state)[1])
-        values = {node.player: value, 1 - node.player: -value}
-    for parent, action in path:
-        parent.N[action] += 1
-        parent.W[action] += values[parent.player]
-''',
-        "asks the network about a finished game": '''
-def simulate(root, game, predict, c_puct):
-    node, path = root, []
-    while node.expanded and not node.terminal:
-        scores = node.Q() + c_puct * node.P * math.sqrt(1 + node.N.sum()) / (1 + node.N)
-        action = int(np.argmax(np.where(node.legal, scores, -np.inf)))
-        path.append((node, action))
-        if action not in node.children:
-            node.children[action] = Node(game, game.next_state(node.state, action))
-        node = node.children[action]
-    value = float(predict(node.state)[1])
-    if not node.terminal:
-        node.P = legal_prior(game, node.state, predict)
-    for parent, action in path:
-        parent.N[action] += 1
-        parent.W[action] += value if parent.player == node.player else -value
-''',
+        "N(s, a) under the square root": patch("math.sqrt(1 + node.N.sum())", "np.sqrt(1 + node.N)"),
+        "backs up the leaf's value without changing its sign": patch("values[parent.player]", "values[node.player]"),
+        "UCB without the prior": patch("c_puct * node.P * math.sqrt", "c_puct * math.sqrt"),
+        "sqrt of the sum of N, without the 1": patch("math.sqrt(1 + node.N.sum())", "math.sqrt(node.N.sum())"),
+        "asks the network about a finished game": patch(
+            "    if node.terminal:\n"
+            "        returns = game.returns(node.state)\n"
+            "        values = {0: float(returns[0]), 1: float(returns[1])}\n"
+            "    else:\n"
+            "        node.P = legal_prior(game, node.state, predict)\n"
+            "        value = float(predict(node.state)[1])\n"
+            "        values = {node.player: value, 1 - node.player: -value}\n",
+            "    value = float(predict(node.state)[1])\n"
+            "    values = {node.player: value, 1 - node.player: -value}\n"
+            "    if not node.terminal:\n"
+            "        node.P = legal_prior(game, node.state, predict)\n"),
     },
     "mcts_move": {
-        "the most visited action, illegal ones included": '''
-def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
-    root = Node(game, state)
-    for _ in range(simulations):
-        simulate(root, game, predict, c_puct)
-    return int(np.argmax(root.N))
-''',
-        "a new root for every simulation": '''
-def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
-    root = Node(game, state)
-    for _ in range(simulations):
-        root = Node(game, state)
-        simulate(root, game, predict, c_puct)
-    return int(np.argmax(np.where(root.legal, root.N, -1)))
-''',
-        "one simulation too few": '''
-def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
-    root = Node(game, state)
-    for _ in range(simulations - 1):
-        simulate(root, game, predict, c_puct)
-    return int(np.argmax(np.where(root.legal, root.N, -1)))
-''',
-        "ignores the c_puct given": '''
-def mcts_move(game, state, predict, simulations, c_puct=C_PUCT):
-    root = Node(game, state)
-    for _ in range(simulations):
-        simulate(root, game, predict, C_PUCT)
-    return int(np.argmax(np.where(root.legal, root.N, -1)))
-''',
+        "the most visited action, illegal ones included": patch(
+            "np.argmax(np.where(root.legal, root.N, -1))", "np.argmax(root.N)"),
+        "a new root for every simulation": patch(
+            "    for _ in range(simulations):\n",
+            "    for _ in range(simulations):\n        root = Node(game, state)\n"),
+        "one simulation too few": patch("range(simulations)", "range(simulations - 1)"),
+        "ignores the c_puct given": patch(
+            "simulate(root, game, predict, c_puct)", "simulate(root, game, predict, C_PUCT)"),
     },
     "win_rate_interval": {
-        "draws counted as losses": '''
-def win_rate_interval(wins, draws, losses):
-    z, n = 1.96, wins + draws + losses
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
-''',
-        "the textbook interval p +- z sqrt(p (1 - p) / n)": '''
-def win_rate_interval(wins, draws, losses):
-    n = wins + draws + losses
-    p = (wins + 0.5 * draws) / n
-    half = 1.96 * math.sqrt(p * (1 - p) / n)
-    return p, max(0.0, p - half), min(1.0, p + half)
-''',
-        "draws left out of the games": '''
-def win_rate_interval(wins, draws, losses):
-    z, n = 1.96, wins + losses
-    p = wins / n if n else 0.5
-    n = max(n, 1)
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
-''',
-        "a 90% interval (z = 1.645)": '''
-def win_rate_interval(wins, draws, losses):
-    z, n = 1.645, wins + draws + losses
-    p = (wins + 0.5 * draws) / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
-''',
+        "draws counted as losses": patch("p = (wins + 0.5 * draws) / n", "p = wins / n"),
+        "the textbook interval p +- z sqrt(p (1 - p) / n)": patch(
+            "    shrink = 1 + z ** 2 / n\n"
+            "    centre = (p + z ** 2 / (2 * n)) / shrink\n"
+            "    half = z / shrink * math.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2))\n",
+            "    centre = p\n    half = z * math.sqrt(p * (1 - p) / n)\n"),
+        "draws left out of the games": patch(
+            "n = wins + draws + losses\n    p = (wins + 0.5 * draws) / n",
+            "n = wins + losses\n    p = wins / n if n else 0.5\n    n = max(n, 1)"),
+        "a 90% interval (z = 1.645)": patch("    z = 1.96\n", "    z = 1.645\n"),
     },
     # ------------------------------------------------------------------ tak6_alphazero
     "stack_moves": {
-        "ignores the carry limit": '''
-def stack_moves(board, square):
-    n = math.isqrt(len(board))
-    stack = board[square]
-    if not stack:
-        return []
-
-    def drop_sequences(count, squares):
-        if count == 0:
-            return [()]
-        if squares == 0:
-            return []
-        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
-
-    capstone = stack[-1] >> 1 == CAP
-    rank, file = divmod(square, n)
-    moves = []
-    for direction, (dr, df) in enumerate(STEPS):
-        line, r, f = [], rank + dr, file + df
-        while 0 <= r < n and 0 <= f < n:
-            line.append(r * n + f)
-            r, f = r + dr, f + df
-        free = 0
-        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
-            free += 1
-        flattens = capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL
-        for count in range(1, len(stack) + 1):
-            moves += [(direction, drops) for drops in drop_sequences(count, free)]
-            if flattens:
-                moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]
-    return moves
-''',
-        "the capstone flattens while carrying others": '''
-def stack_moves(board, square):
-    n = math.isqrt(len(board))
-    stack = board[square]
-    if not stack:
-        return []
-
-    def drop_sequences(count, squares):
-        if count == 0:
-            return [()]
-        if squares == 0:
-            return []
-        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
-
-    capstone = stack[-1] >> 1 == CAP
-    rank, file = divmod(square, n)
-    moves = []
-    for direction, (dr, df) in enumerate(STEPS):
-        line, r, f = [], rank + dr, file + df
-        while 0 <= r < n and 0 <= f < n:
-            line.append(r * n + f)
-            r, f = r + dr, f + df
-        free = 0
-        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
-            free += 1
-        reach = free + 1 if capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL else free
-        for count in range(1, min(len(stack), n) + 1):
-            moves += [(direction, drops) for drops in drop_sequences(count, reach)]
-    return moves
-''',
-        "no capstone flattening": '''
-def stack_moves(board, square):
-    n = math.isqrt(len(board))
-    stack = board[square]
-    if not stack:
-        return []
-
-    def drop_sequences(count, squares):
-        if count == 0:
-            return [()]
-        if squares == 0:
-            return []
-        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
-
-    rank, file = divmod(square, n)
-    moves = []
-    for direction, (dr, df) in enumerate(STEPS):
-        line, r, f = [], rank + dr, file + df
-        while 0 <= r < n and 0 <= f < n:
-            line.append(r * n + f)
-            r, f = r + dr, f + df
-        free = 0
-        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
-            free += 1
-        for count in range(1, min(len(stack), n) + 1):
-            moves += [(direction, drops) for drops in drop_sequences(count, free)]
-    return moves
-''',
-        "walls block but capstones do not": '''
-def stack_moves(board, square):
-    n = math.isqrt(len(board))
-    stack = board[square]
-    if not stack:
-        return []
-
-    def drop_sequences(count, squares):
-        if count == 0:
-            return [()]
-        if squares == 0:
-            return []
-        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
-
-    capstone = stack[-1] >> 1 == CAP
-    rank, file = divmod(square, n)
-    moves = []
-    for direction, (dr, df) in enumerate(STEPS):
-        line, r, f = [], rank + dr, file + df
-        while 0 <= r < n and 0 <= f < n:
-            line.append(r * n + f)
-            r, f = r + dr, f + df
-        free = 0
-        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 != WALL):
-            free += 1
-        flattens = capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL
-        for count in range(1, min(len(stack), n) + 1):
-            moves += [(direction, drops) for drops in drop_sequences(count, free)]
-            if flattens:
-                moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]
-    return moves
-''',
-        "every stone of the stack must move": '''
-def stack_moves(board, square):
-    n = math.isqrt(len(board))
-    stack = board[square]
-    if not stack or len(stack) > n:
-        return []
-
-    def drop_sequences(count, squares):
-        if count == 0:
-            return [()]
-        if squares == 0:
-            return []
-        return [(first, *rest) for first in range(1, count + 1) for rest in drop_sequences(count - first, squares - 1)]
-
-    capstone = stack[-1] >> 1 == CAP
-    rank, file = divmod(square, n)
-    moves = []
-    for direction, (dr, df) in enumerate(STEPS):
-        line, r, f = [], rank + dr, file + df
-        while 0 <= r < n and 0 <= f < n:
-            line.append(r * n + f)
-            r, f = r + dr, f + df
-        free = 0
-        while free < len(line) and (not board[line[free]] or board[line[free]][-1] >> 1 == FLAT):
-            free += 1
-        flattens = capstone and free < len(line) and board[line[free]][-1] >> 1 == WALL
-        count = len(stack)
-        moves += [(direction, drops) for drops in drop_sequences(count, free)]
-        if flattens:
-            moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]
-    return moves
-''',
+        "ignores the carry limit": patch("range(1, min(len(stack), n) + 1)", "range(1, len(stack) + 1)"),
+        "the capstone flattens while carrying others": patch(
+            "drops + (1,)) for drops in drop_sequences(count - 1, free) if len(drops) == free]",
+            "drops) for drops in drop_sequences(count, free + 1) if len(drops) == free + 1]"),
+        "no capstone flattening": patch(
+            "            if flattens:  # every free square gets its drop, then the capstone alone lands on the wall\n"
+            "                moves += [(direction, drops + (1,)) for drops in drop_sequences(count - 1, free)"
+            " if len(drops) == free]\n",
+            ""),
+        "walls block but capstones do not": patch(
+            "board[line[free]][-1] >> 1 == FLAT)", "board[line[free]][-1] >> 1 != WALL)"),
+        "every stone of the stack must move": (
+            patch("if not stack:", "if not stack or len(stack) > n:")
+            + patch("for count in range(1, min(len(stack), n) + 1):", "for count in [len(stack)]:")),
     },
     "has_road": {
-        "walls count as road squares": '''
-def has_road(board, colour):
-    n = math.isqrt(len(board))
-    mine = {square for square, stack in enumerate(board) if stack and stack[-1] & 1 == colour}
-    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
-                         (set(range(n)), set(range(n * (n - 1), n * n)))):
-        frontier = list(mine & starts)
-        seen = set(frontier)
-        while frontier:
-            square = frontier.pop()
-            if square in ends:
-                return True
-            rank, file = divmod(square, n)
-            for dr, df in STEPS:
-                r, f = rank + dr, file + df
-                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
-                    seen.add(r * n + f)
-                    frontier.append(r * n + f)
-    return False
-''',
-        "diagonal steps join": '''
-def has_road(board, colour):
-    n = math.isqrt(len(board))
-    mine = {square for square, stack in enumerate(board) if stack and stack[-1] in (colour, 2 * CAP + colour)}
-    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
-                         (set(range(n)), set(range(n * (n - 1), n * n)))):
-        frontier = list(mine & starts)
-        seen = set(frontier)
-        while frontier:
-            square = frontier.pop()
-            if square in ends:
-                return True
-            rank, file = divmod(square, n)
-            for dr in (-1, 0, 1):
-                for df in (-1, 0, 1):
-                    r, f = rank + dr, file + df
-                    if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
-                        seen.add(r * n + f)
-                        frontier.append(r * n + f)
-    return False
-''',
-        "left to right only": '''
-def has_road(board, colour):
-    n = math.isqrt(len(board))
-    mine = {square for square, stack in enumerate(board) if stack and stack[-1] in (colour, 2 * CAP + colour)}
-    frontier = [r * n for r in range(n) if r * n in mine]
-    seen = set(frontier)
-    while frontier:
-        square = frontier.pop()
-        if square % n == n - 1:
-            return True
-        rank, file = divmod(square, n)
-        for dr, df in STEPS:
-            r, f = rank + dr, file + df
-            if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
-                seen.add(r * n + f)
-                frontier.append(r * n + f)
-    return False
-''',
-        "capstones left out": '''
-def has_road(board, colour):
-    n = math.isqrt(len(board))
-    mine = {square for square, stack in enumerate(board) if stack and stack[-1] == colour}
-    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
-                         (set(range(n)), set(range(n * (n - 1), n * n)))):
-        frontier = list(mine & starts)
-        seen = set(frontier)
-        while frontier:
-            square = frontier.pop()
-            if square in ends:
-                return True
-            rank, file = divmod(square, n)
-            for dr, df in STEPS:
-                r, f = rank + dr, file + df
-                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
-                    seen.add(r * n + f)
-                    frontier.append(r * n + f)
-    return False
-''',
-        "any stone of the stack counts": '''
-def has_road(board, colour):
-    n = math.isqrt(len(board))
-    mine = {square for square, stack in enumerate(board) if any(code in (colour, 2 * CAP + colour) for code in stack)}
-    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),
-                         (set(range(n)), set(range(n * (n - 1), n * n)))):
-        frontier = list(mine & starts)
-        seen = set(frontier)
-        while frontier:
-            square = frontier.pop()
-            if square in ends:
-                return True
-            rank, file = divmod(square, n)
-            for dr, df in STEPS:
-                r, f = rank + dr, file + df
-                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
-                    seen.add(r * n + f)
-                    frontier.append(r * n + f)
-    return False
-''',
-        "any two edges": '''
-def has_road(board, colour):
-    n = math.isqrt(len(board))
-    mine = {square for square, stack in enumerate(board) if stack and stack[-1] in (colour, 2 * CAP + colour)}
-    edges = [{r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}, set(range(n)), set(range(n * (n - 1), n * n))]
-    for start in range(4):
-        frontier = list(mine & edges[start])
-        seen = set(frontier)
-        while frontier:
-            square = frontier.pop()
-            if any(square in edges[other] for other in range(4) if other != start):
-                return True
-            rank, file = divmod(square, n)
-            for dr, df in STEPS:
-                r, f = rank + dr, file + df
-                if 0 <= r < n and 0 <= f < n and r * n + f in mine and r * n + f not in seen:
-                    seen.add(r * n + f)
-                    frontier.append(r * n + f)
-    return False
-''',
+        "walls count as road squares": patch("stack[-1] in (colour, 2 * CAP + colour)", "stack[-1] & 1 == colour"),
+        "diagonal steps join": patch(
+            "for dr, df in STEPS:", "for dr, df in [(dr, df) for dr in (-1, 0, 1) for df in (-1, 0, 1)]:"),
+        "left to right only": patch("n * n)))):", "n * n))))[:1]:"),
+        "capstones left out": patch("stack[-1] in (colour, 2 * CAP + colour)", "stack[-1] == colour"),
+        "any stone of the stack counts": patch(
+            "if stack and stack[-1] in (colour, 2 * CAP + colour)}",
+            "if any(code in (colour, 2 * CAP + colour) for code in stack)}"),
+        "any two edges": patch(
+            "    for starts, ends in (({r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}),"
+            "  # left to right\n"
+            "                         (set(range(n)), set(range(n * (n - 1), n * n)))):  # bottom to top\n",
+            "    edges = [{r * n for r in range(n)}, {r * n + n - 1 for r in range(n)}, set(range(n)), "
+            "set(range(n * (n - 1), n * n))]\n"
+            "    for starts, ends in [(edge, set().union(*(e for e in edges if e is not edge))) for edge in edges]:\n"),
     },
     "exploration_rate": {
-        "the report's formula (c_init inside the log)": '''
-def exploration_rate(visits, c_init, c_base):
-    return math.log((1 + visits + c_init) / c_base)
-''',
-        "a constant rate": '''
-def exploration_rate(visits, c_init, c_base):
-    return c_init
-''',
-        "c_init left out": '''
-def exploration_rate(visits, c_init, c_base):
-    return math.log((1 + visits + c_base) / c_base)
-''',
-        "log base 10": '''
-def exploration_rate(visits, c_init, c_base):
-    return math.log10((1 + visits + c_base) / c_base) + c_init
-''',
+        "the report's formula (c_init inside the log)": patch(
+            "math.log((1 + visits + c_base) / c_base) + c_init", "math.log((1 + visits + c_init) / c_base)"),
+        "a constant rate": patch("return math.log((1 + visits + c_base) / c_base) + c_init", "return c_init"),
+        "c_init left out": patch(
+            "math.log((1 + visits + c_base) / c_base) + c_init", "math.log((1 + visits + c_base) / c_base)"),
+        "log base 10": patch("math.log(", "math.log10("),
     },
     "puct_select": {
-        "C(s) constant (c_init)": '''
-def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
-    counts = np.asarray(counts, dtype=np.float64)
-    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
-    u = c_init * np.asarray(prior, dtype=np.float64) * math.sqrt(visits) / (1 + counts)
-    return int(np.argmax(q + u))
-''',
-        "unvisited moves get Q = 0": '''
-def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
-    counts = np.asarray(counts, dtype=np.float64)
-    q = np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1)
-    u = exploration_rate(visits, c_init, c_base) * np.asarray(prior, dtype=np.float64) * math.sqrt(visits) / (1 + counts)
-    return int(np.argmax(q + u))
-''',
-        "no square root": '''
-def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
-    counts = np.asarray(counts, dtype=np.float64)
-    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
-    u = exploration_rate(visits, c_init, c_base) * np.asarray(prior, dtype=np.float64) * visits / (1 + counts)
-    return int(np.argmax(q + u))
-''',
-        "ties to the highest index": '''
-def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
-    counts = np.asarray(counts, dtype=np.float64)
-    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
-    u = exploration_rate(visits, c_init, c_base) * np.asarray(prior, dtype=np.float64) * math.sqrt(visits) / (1 + counts)
-    scores = q + u
-    return int(len(scores) - 1 - np.argmax(scores[::-1]))
-''',
-        "the prior left out (UCT's bonus)": '''
-def puct_select(counts, totals, prior, visits, c_init, c_base, unvisited_value=0.0):
-    counts = np.asarray(counts, dtype=np.float64)
-    q = np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)
-    u = exploration_rate(visits, c_init, c_base) * math.sqrt(visits) / (1 + counts)
-    return int(np.argmax(q + u))
-''',
+        "C(s) constant (c_init)": patch("exploration_rate(visits, c_init, c_base) *", "c_init *"),
+        "unvisited moves get Q = 0": patch(
+            "np.where(counts > 0, np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1), unvisited_value)",
+            "np.asarray(totals, dtype=np.float64) / np.maximum(counts, 1)"),
+        "no square root": patch("math.sqrt(visits)", "visits"),
+        "ties to the highest index": patch(
+            "return int(np.argmax(q + u))",
+            "scores = q + u\n    return int(len(scores) - 1 - np.argmax(scores[::-1]))"),
+        "the prior left out (UCT's bonus)": patch(" * np.asarray(prior, dtype=np.float64)", ""),
     },
     "add_dirichlet_noise": {
-        "noise over every action, illegal ones too": '''
-def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
-    legal = np.asarray(legal, dtype=bool)
-    kept = np.where(legal, np.asarray(prior, dtype=np.float64), 0.0)
-    noise = rng.dirichlet(np.full(len(kept), alpha))
-    return (1 - fraction) * kept / kept.sum() + fraction * noise
-''',
-        "the prior not renormalised": '''
-def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
-    legal = np.asarray(legal, dtype=bool)
-    kept = np.asarray(prior, dtype=np.float64)[legal]
-    noise = rng.dirichlet(np.full(len(kept), alpha))
-    out = np.zeros(len(legal))
-    out[legal] = (1 - fraction) * kept + fraction * noise
-    return out
-''',
-        "the weights swapped": '''
-def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
-    legal = np.asarray(legal, dtype=bool)
-    kept = np.asarray(prior, dtype=np.float64)[legal]
-    noise = rng.dirichlet(np.full(len(kept), alpha))
-    out = np.zeros(len(legal))
-    out[legal] = fraction * kept / kept.sum() + (1 - fraction) * noise
-    return out
-''',
-        "a generator of its own": '''
-def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
-    legal = np.asarray(legal, dtype=bool)
-    kept = np.asarray(prior, dtype=np.float64)[legal]
-    noise = np.random.default_rng().dirichlet(np.full(len(kept), alpha))
-    out = np.zeros(len(legal))
-    out[legal] = (1 - fraction) * kept / kept.sum() + fraction * noise
-    return out
-''',
-        "renormalised after mixing": '''
-def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
-    legal = np.asarray(legal, dtype=bool)
-    kept = np.asarray(prior, dtype=np.float64)[legal]
-    noise = rng.dirichlet(np.full(len(kept), alpha))
-    out = np.zeros(len(legal))
-    out[legal] = (1 - fraction) * kept + fraction * noise
-    return out / out.sum()
-''',
-        "mixes in place": '''
-def add_dirichlet_noise(prior, legal, alpha, fraction, rng):
-    legal = np.asarray(legal, dtype=bool)
-    noise = rng.dirichlet(np.full(int(legal.sum()), alpha))
-    prior[~legal] = 0.0
-    prior /= prior.sum()
-    prior[legal] = (1 - fraction) * prior[legal] + fraction * noise
-    return prior
-''',
+        "noise over every action, illegal ones too": (
+            patch(
+                "np.asarray(prior, dtype=np.float64)[legal]",
+                "np.where(legal, np.asarray(prior, dtype=np.float64), 0.0)")
+            + patch("out[legal] = ", "out = ")),
+        "the prior not renormalised": patch("(1 - fraction) * kept / kept.sum()", "(1 - fraction) * kept"),
+        "the weights swapped": patch(
+            "(1 - fraction) * kept / kept.sum() + fraction * noise",
+            "fraction * kept / kept.sum() + (1 - fraction) * noise"),
+        "a generator of its own": patch("noise = rng.dirichlet(", "noise = np.random.default_rng().dirichlet("),
+        "renormalised after mixing": (
+            patch("(1 - fraction) * kept / kept.sum()", "(1 - fraction) * kept")
+            + patch("    return out\n", "    return out / out.sum()\n")),
+        "mixes in place": patch("    out = np.zeros(len(legal))\n", "    out = prior\n    out[~legal] = 0.0\n"),
     },
     "alphazero_loss": {
-        "cross-entropy over illegal moves too": '''
-def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
-    logits, v = apply_fn(params, x)
-    value_loss = jnp.mean((z - v) ** 2)
-    policy_loss = -jnp.mean(jnp.sum(pi * jax.nn.log_softmax(logits, axis=-1), axis=-1))
-    l2 = c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
-    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
-''',
-        "L2 on the kernels only": '''
-def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
-    logits, v = apply_fn(params, x)
-    value_loss = jnp.mean((z - v) ** 2)
-    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
-    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
-    l2 = c * sum(jnp.sum(layer["kernel"] ** 2) for layer in params.values())
-    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
-''',
-        "L2 subtracted": '''
-def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
-    logits, v = apply_fn(params, x)
-    value_loss = jnp.mean((z - v) ** 2)
-    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
-    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
-    l2 = -c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
-    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
-''',
-        "-inf on the illegal moves": '''
-def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
-    logits, v = apply_fn(params, x)
-    value_loss = jnp.mean((z - v) ** 2)
-    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -jnp.inf), axis=-1)
-    policy_loss = -jnp.mean(jnp.sum(pi * log_p, axis=-1))
-    l2 = c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
-    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
-''',
-        "the value loss summed over the batch": '''
-def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
-    logits, v = apply_fn(params, x)
-    value_loss = jnp.sum((z - v) ** 2)
-    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
-    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
-    l2 = c * sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
-    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
-''',
-        "the L2 term without c": '''
-def alphazero_loss(params, apply_fn, x, pi, z, legal, c):
-    logits, v = apply_fn(params, x)
-    value_loss = jnp.mean((z - v) ** 2)
-    log_p = jax.nn.log_softmax(jnp.where(legal, logits, -1e9), axis=-1)
-    policy_loss = -jnp.mean(jnp.sum(jnp.where(legal, pi * log_p, 0.0), axis=-1))
-    l2 = sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))
-    return value_loss + policy_loss + l2, jnp.stack([value_loss, policy_loss, l2])
-''',
+        "cross-entropy over illegal moves too": patch("jnp.where(legal, logits, -1e9)", "logits"),
+        "L2 on the kernels only": patch(
+            "sum(jnp.sum(leaf ** 2) for leaf in jax.tree_util.tree_leaves(params))",
+            'sum(jnp.sum(layer["kernel"] ** 2) for layer in params.values())'),
+        "L2 subtracted": patch("l2 = c * sum(", "l2 = -c * sum("),
+        "-inf on the illegal moves": (
+            patch("-1e9", "-jnp.inf")
+            + patch("jnp.where(legal, pi * log_p, 0.0)", "pi * log_p")),
+        "the value loss summed over the batch": patch("value_loss = jnp.mean(", "value_loss = jnp.sum("),
+        "the L2 term without c": patch("l2 = c * sum(", "l2 = sum("),
     },
     "tak6_alphazero.win_rate_interval": {
-        "the normal approximation": '''
-def win_rate_interval(wins, draws, losses, z=1.96):
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    s = (wins + 0.5 * draws) / n
-    half = z * math.sqrt(s * (1 - s) / n)
-    return s, max(0.0, s - half), min(1.0, s + half)
-''',
-        "draws counted as losses": '''
-def win_rate_interval(wins, draws, losses, z=1.96):
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    s = wins / n
-    denom = 1 + z * z / n
-    centre = (s + z * z / (2 * n)) / denom
-    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n)) / denom
-    return s, max(0.0, centre - half), min(1.0, centre + half)
-''',
-        "draws left out of the games": '''
-def win_rate_interval(wins, draws, losses, z=1.96):
-    n = wins + losses
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    s = wins / n
-    denom = 1 + z * z / n
-    centre = (s + z * z / (2 * n)) / denom
-    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n)) / denom
-    return s, max(0.0, centre - half), min(1.0, centre + half)
-''',
-        "z fixed at 1.96": '''
-def win_rate_interval(wins, draws, losses, z=1.96):
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    s = (wins + 0.5 * draws) / n
-    denom = 1 + 1.96 ** 2 / n
-    centre = (s + 1.96 ** 2 / (2 * n)) / denom
-    half = 1.96 * math.sqrt(s * (1 - s) / n + 1.96 ** 2 / (4 * n * n)) / denom
-    return s, max(0.0, centre - half), min(1.0, centre + half)
-''',
-        "the half-width not divided by 1 + z^2 / n": '''
-def win_rate_interval(wins, draws, losses, z=1.96):
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    s = (wins + 0.5 * draws) / n
-    denom = 1 + z * z / n
-    centre = (s + z * z / (2 * n)) / denom
-    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n))
-    return s, max(0.0, centre - half), min(1.0, centre + half)
-''',
+        "the normal approximation": patch(
+            "    denom = 1 + z * z / n\n"
+            "    centre = (s + z * z / (2 * n)) / denom\n"
+            "    half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n)) / denom\n",
+            "    centre = s\n    half = z * math.sqrt(s * (1 - s) / n)\n"),
+        "draws counted as losses": patch("s = (wins + 0.5 * draws) / n", "s = wins / n"),
+        "draws left out of the games": (
+            patch("    n = wins + draws + losses\n", "    n = wins + losses\n")
+            + patch("s = (wins + 0.5 * draws) / n", "s = wins / n")),
+        "z fixed at 1.96": patch("z * z", "1.96 ** 2", count=3) + patch("half = z *", "half = 1.96 *"),
+        "the half-width not divided by 1 + z^2 / n": patch("(4 * n * n)) / denom", "(4 * n * n))"),
     },
 }
+MISTAKES = {key: _Answers(key, patches) for key, patches in CORPUS.items()}
 
 NOTEBOOK_OF = {name: notebook for notebook, names in {
     "ttt1_mcts": ("get_next_state", "get_reward", "select_action", "get_action_prob", "expand_node", "search_iter"),
@@ -2088,6 +570,18 @@ def function_of(key: str) -> str:
     """The graded function a MISTAKES key stands for: the key itself, or its last part when the name is
     graded in two notebooks and the later one is named with it ("hex4_onpolicy.train_step")."""
     return key.rpartition(".")[2]
+
+
+@cache
+def reference_source(key: str) -> str:
+    """The reference's definition of the function of `key` (decorators and docstring included): the part of
+    its solution cell (``corpus.source_solutions``) that defines it, the cell's other definitions left out."""
+    function = function_of(key)
+    cell = source_solutions(NOTEBOOK_OF[key])[function]
+    definition = next(node for node in ast.parse(cell).body
+                      if isinstance(node, ast.FunctionDef) and node.name == function)
+    first = min([definition.lineno] + [decorator.lineno for decorator in definition.decorator_list])
+    return "\n".join(cell.splitlines()[first - 1:definition.end_lineno]) + "\n"
 
 
 def mistake(ref: dict, key: str, label: str):
