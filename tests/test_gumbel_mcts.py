@@ -13,7 +13,8 @@ import functools
 import numpy as np
 import pytest
 
-from azcourse.core.mcts import MCTS, MCTSConfig, completed_q, considered_visits, visit_distribution
+from azcourse.core.gumbel import completed_q, considered_visits
+from azcourse.core.mcts import MCTS, MCTSConfig, visit_distribution
 
 A = 6  # the action space of every tree
 
@@ -145,7 +146,8 @@ def test_the_policy_target_is_the_softmax_of_logits_plus_sigma_of_completed_q():
     completed = np.where(visited > 0, q, mixed)
     low, high = completed.min(), completed.max()
     normalised = (completed - low) / (high - low)
-    assert completed_q(search.root, A) == pytest.approx(list(normalised))
+    root = search.root
+    assert completed_q(root.counts, root.totals, root.weights, root.value, A) == pytest.approx(list(normalised))
     improved = np.exp(np.log(p) + 51 * 0.1 * normalised)
     np.testing.assert_allclose(result.policy[:4], improved / improved.sum(), rtol=1e-12)
     assert result.policy[4:].sum() == 0

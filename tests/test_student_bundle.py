@@ -59,7 +59,7 @@ EXPECTED = {
                             "azcourse/azul/checkpoints.py", "azcourse/azul/features.py", "azcourse/azul/heuristics.py",
                             "azcourse/azul/mcts_agent.py", "azcourse/azul/game.py",
                             "azcourse/azul/agents.py", "azcourse/azul/terminal.py", "azcourse/core/__init__.py",
-                            "azcourse/core/mcts.py", "azcourse/core/evaluators.py", "azcourse/core/protocol.py",
+                            "azcourse/core/mcts.py", "azcourse/core/gumbel.py", "azcourse/core/evaluators.py", "azcourse/core/protocol.py",
                             "azcourse/core/terminal.py", "azcourse/flax_msgpack.py", "azcourse/progress.py",
                             # the models are checkpoints of the one trainer: its loader, the registry names the game
                             "azcourse/alphazero/__init__.py", "azcourse/alphazero/checkpoints.py",
@@ -70,7 +70,7 @@ EXPECTED = {
                   + ["ckpts/azul_strong/curve.csv"],  # the learning curve of its run
     # ckpts/hex5: the run folder that cached_anets(run_dir_for("hex5")) reads, every anet_<episode>/ in it
     "hex4_onpolicy": COMMON + ["hex4_onpolicy.ipynb", "azcourse/flax_msgpack.py", "azcourse/core/__init__.py",
-                               "azcourse/core/agents.py", "azcourse/core/mcts.py",
+                               "azcourse/core/agents.py", "azcourse/core/mcts.py", "azcourse/core/gumbel.py",
                                "azcourse/core/evaluators.py", "azcourse/hex/game.py", "azcourse/hex/display.py",
                                "azcourse/core/protocol.py", "azcourse/hex/__init__.py", "azcourse/hex/anet.py",
                                "azcourse/hex/checkpoints.py", "azcourse/hex/config.py", "azcourse/hex/replay.py",
@@ -85,7 +85,7 @@ EXPECTED = {
                                    "azcourse/alphazero/network.py", "azcourse/alphazero/searches.py",
                                    "azcourse/core/__init__.py", "azcourse/core/agents.py",
                                    "azcourse/core/alphabeta.py",
-                                   "azcourse/core/arena.py", "azcourse/core/evaluators.py", "azcourse/core/mcts.py",
+                                   "azcourse/core/arena.py", "azcourse/core/evaluators.py", "azcourse/core/mcts.py", "azcourse/core/gumbel.py",
                                    "azcourse/core/planners.py", "azcourse/core/proofs.py", "azcourse/core/protocol.py",
                                    "azcourse/core/square_symmetry.py", "azcourse/core/threads.py", "azcourse/flax_msgpack.py", "azcourse/othello/__init__.py", "azcourse/othello/agents.py",
                                    "azcourse/othello/display.py", "azcourse/othello/game.py",
@@ -99,7 +99,7 @@ EXPECTED = {
                                 "azcourse/alphazero/network.py", "azcourse/alphazero/searches.py",
                                 "azcourse/core/__init__.py", "azcourse/core/agents.py", "azcourse/core/alphabeta.py",
                                 "azcourse/core/arena.py",
-                                "azcourse/core/evaluators.py", "azcourse/core/mcts.py", "azcourse/core/proofs.py",
+                                "azcourse/core/evaluators.py", "azcourse/core/mcts.py", "azcourse/core/gumbel.py", "azcourse/core/proofs.py",
                                 "azcourse/core/protocol.py",
                                 "azcourse/core/square_symmetry.py", "azcourse/core/threads.py", "azcourse/flax_msgpack.py", "azcourse/progress.py",
                                 "azcourse/registry.py", "azcourse/tak/__init__.py", "azcourse/tak/agents.py", "azcourse/tak/display.py",

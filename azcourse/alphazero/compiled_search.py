@@ -51,7 +51,8 @@ from typing import Callable, NamedTuple
 import numba
 import numpy as np
 
-from azcourse.core.mcts import Q_EPSILON, TINY, MCTSConfig, considered_visits, visit_distribution
+from azcourse.core.gumbel import Q_EPSILON, TINY, considered_visits
+from azcourse.core.mcts import MCTSConfig, visit_distribution
 from azcourse.hex import compiled as hex_rules
 from azcourse.hex.game import Hex
 from azcourse.othello import compiled as othello_rules

@@ -1,68 +1,25 @@
 """One generic Monte Carlo tree search for every game of the game layer.
 
-It talks to a game only through ``azcourse.core.protocol``: it never names a game, and it never
-assumes that turns alternate or that values flip sign between plies.
+It talks to a game only through ``azcourse.core.protocol``: it never names a game, and it never assumes
+that turns alternate or that values flip sign between plies. What is where:
 
-The tree
-    A *decision node* holds a state where ``game.to_move`` chooses; for each legal action ``a`` it
-    keeps a visit count ``N(s, a)``, a total ``W(s, a)`` of backed-up results **of the player who
-    chooses at s**, and a prior ``P(s, a)``. ``N(s) = 1 + sum_a N(s, a)``: the evaluation that
-    created the node counts as its first visit. A *chance node* holds a state where nature moves;
-    every pass through it draws an outcome with ``game.resolve_chance`` and follows it if the node
-    already holds it (same ``state_key``), adds it while the node holds fewer than
-    ``chance_outcomes`` outcomes, and otherwise follows a held outcome picked uniformly. So a game
-    with few outcomes is sampled with their true odds, and one with countless outcomes (a shuffled
-    bag) keeps a bounded sample. With ``chance_outcomes = 0`` a chance node is a leaf instead: the
-    evaluator values the state before the draw, and the search never looks past it (for a game whose
-    draw settles little that the evaluator cannot see, and has countless outcomes). A *terminal node* holds
-    ``game.returns``.
-One simulation (one "search game")
-    From the root, the tree policy picks actions down to an action whose child is not in the tree
-    yet; that child is added and evaluated by the leaf evaluator (a rollout to the end of the game,
-    or a network; see ``azcourse.core.evaluators``), which gives one result per player. Going back
-    up, every decision node on the path adds 1 to ``N(s, a)`` and adds the result **of its own
-    chooser** to ``W(s, a)``.
-Tree policies (``MCTSConfig.tree_policy``)
-    ``"uct"``: untried actions first, in a random order (one Fisher-Yates step, one draw, per
-    try, so a node draws only for the actions it tries); then the action that maximises
-    ``Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))``, ``Q = W / N``.
-    ``"puct"``: the action that maximises ``Q(s, a) + C(s) P(s, a) sqrt(N(s)) / (1 + N(s, a))`` with
-    ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init`` (``c_base = inf``: the constant ``c_init``)
-    and ``Q = unvisited_value`` for an untried action, or with ``fpu_reduction`` the node's own value
-    less that reduction (first-play urgency). With ``dirichlet_alpha > 0`` the root's priors become
-    ``(1 - dirichlet_fraction) P + dirichlet_fraction * Dirichlet(alpha)`` at every ``search`` call.
-    Ties go to the lowest action index.
-Root policies (``MCTSConfig.root_policy``)
-    ``"puct"``: the root picks by the tree policy like any other node (the default: AlphaZero's search,
-    or UCT's). ``"gumbel"`` (tree policy ``"puct"``, no Dirichlet noise): Gumbel AlphaZero (Danihelka et
-    al., ICLR 2022), as DeepMind's mctx implements it (``gumbel_muzero_policy``). Every search starts a
-    new tree. The root draws Gumbel noise ``g(a)`` for its k legal actions and spends the simulations by
-    sequential halving (``considered_visits``): each simulation the root picks, among the actions whose
-    ``N(root, a)`` equals the schedule's next count, the one with the largest
-    ``g(a) + logits(a) + sigma(a)``; so the first ``m = min(max_considered_actions, k)`` simulations
-    visit the m actions of largest ``g + logits`` (Gumbel-Top-k), then the budget is halved among the
-    best of them, round after round. Below the root, a decision node picks deterministically the action
-    that maximises ``pi'(a) - N(s, a) / (1 + sum_b N(s, b))``, with the improved policy
-    ``pi' = softmax(logits + sigma)``. Here ``logits = log P`` over the legal actions (P clipped at the
-    smallest positive float), and ``sigma = (c_visit + max_b N(s, b)) c_scale q`` with ``q`` the
-    *completed* Q of the chooser (``completed_q``): ``W / N`` of a visited action, the mixed value of an
-    unvisited one, min-max normalised over the node's actions. The result's ``action`` is the one that
-    maximises ``g + logits + sigma`` among the most visited actions, and its ``policy`` the improved policy
-    at the root, the policy target of Gumbel AlphaZero.
-Reusing the tree
-    ``advance(action)`` keeps the chosen child's subtree (its counts included) and drops the rest, as
-    the pseudocode of on-policy MCTS does between actual moves. The next ``search(state)`` starts from it when it holds
-    ``state`` (compared by ``game.state_key``), or from one of its sampled outcomes when it is a
-    chance node; otherwise it starts a new tree. (A Gumbel search always starts a new tree.)
-Randomness
-    All draws (untried-action order, chance outcomes, rollouts, noise, Gumbel) come from one
-    ``numpy.random.Generator``, so a seeded search is repeatable (with a ``time_limit``, only as far as
-    the clock lets it run).
-Speed
-    A decision node keeps ``N``, ``W`` and its legal actions in Python lists and the tree policy is a
-    plain loop over them: for the few dozen actions of a node that is faster than numpy's per-call
-    cost. With random rollouts most of the time is the rollout, which a game can shorten with the
-    protocol's optional ``random_playout`` (see ``azcourse.core.evaluators.RolloutEvaluator``).
+- ``MCTSConfig``: the settings (tree policy UCT or PUCT, root policy PUCT or Gumbel, root noise, chance).
+- ``Node``: one node of the tree (decision, chance or terminal) and its statistics.
+- ``MCTS``: the search. ``search(state)`` runs the simulations; ``advance(action)`` keeps the chosen
+  subtree for the next move. The hooks a subclass may replace or call: ``select(node)`` (the tree policy:
+  UCT, PUCT, Gumbel), ``root_for(state)`` and ``simulate(root)`` (the pieces ``search`` is made of).
+  ``search_steps`` is ``search`` as a generator that yields each leaf to evaluate.
+- ``search_many``: many searches in lockstep, their leaves evaluated in one batch per round.
+- ``SearchResult``, ``visit_distribution``, ``puct_exploration_rate``: what a search returns, and the
+  formulas agents share with it.
+- ``azcourse.core.gumbel``: Gumbel AlphaZero's pieces (completed Q, sigma, the improved policy,
+  sequential halving), pure functions that ``MCTS`` calls on a node's statistics.
+
+Each formula is in the docstring of the function that computes it. All draws (untried-action order,
+chance outcomes, rollouts, noise) come from one ``numpy.random.Generator``, so a seeded search repeats
+(with a ``time_limit``, only as far as the clock lets it run). A node keeps its statistics in Python
+lists and the policies are plain loops over them: for a few dozen actions that is faster than numpy's
+per-call cost.
 """
 from __future__ import annotations
 
@@ -74,10 +31,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .evaluators import RolloutEvaluator
+from .gumbel import completed_q, considered_choice, considered_visits, improved_policy, interior_choice, logits, sigma
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
-TINY = float(np.finfo(np.float64).tiny)  # the floor of a prior before its log (Gumbel logits)
-Q_EPSILON = 1e-8  # the least range of the min-max normalisation of completed Q (mctx's epsilon)
 
 
 @dataclasses.dataclass
@@ -86,7 +42,7 @@ class MCTSConfig:
 
     Attributes:
         simulations: simulations (search games) per ``search`` call.
-        tree_policy: ``"uct"`` or ``"puct"``.
+        tree_policy: ``"uct"`` or ``"puct"`` (``MCTS.select``).
         c_uct: UCT exploration constant (sqrt(2) is the textbook value for results in [0, 1]).
         c_base, c_init: PUCT's growing exploration rate ``C(s)`` (``c_base = math.inf``: constant ``c_init``).
         unvisited_value: PUCT's ``Q`` of an untried action.
@@ -144,26 +100,6 @@ def puct_exploration_rate(visits: int, c_init: float, c_base: float) -> float:
     return c_init if c_base == math.inf else math.log((1 + visits + c_base) / c_base) + c_init
 
 
-def considered_visits(considered: int, simulations: int) -> tuple:
-    """Sequential halving's schedule at a Gumbel root: the visit count that simulation ``i`` gives to the
-    next considered action (one entry per simulation), as mctx's ``get_sequence_of_considered_visits``.
-
-    ``considered`` actions get one visit each, round after round, for ``simulations // (ceil(log2
-    considered) * considered)`` rounds (at least one); then the considered actions are halved (at least
-    two remain), and so on until the budget is spent. One considered action takes every simulation.
-    """
-    if considered <= 1:
-        return tuple(range(simulations))
-    phases = math.ceil(math.log2(considered))
-    schedule, visits = [], 0
-    while len(schedule) < simulations:
-        for _ in range(max(1, simulations // (phases * considered))):
-            schedule += [visits] * considered
-            visits += 1
-        considered = max(2, considered // 2)
-    return tuple(schedule[:simulations])
-
-
 class SearchResult(NamedTuple):
     """What ``MCTS.search`` returns.
 
@@ -186,24 +122,33 @@ class SearchResult(NamedTuple):
 
 
 class Node:
-    """One node of the tree (see the module docstring). A decision node keeps its statistics in
-    Python lists, one entry per legal action (cheaper than numpy for a few dozen entries);
-    ``n`` and ``w`` give them as arrays.
+    """One node of the tree.
 
-    Attributes:
-        state: the game state; kind: ``DECISION``, ``CHANCE`` or ``TERMINAL``.
-        visits: ``N(s)`` (decision node: 1 + the sum of ``n``; chance node: passes through it).
-        player: the player who chooses (decision node).
-        actions: list of the k legal actions, increasing (decision node).
-        prior: float64 ``(k,)`` ``P(s, a)``, or None for uniform (no prior from the evaluator);
-            weights: the same as a Python list (what the tree policy reads); clean_prior: the root's
-            prior before Dirichlet noise.
-        children: list of k child nodes, None where not in the tree (decision node); dict
-            ``state_key -> node`` of the held outcomes (chance node).
-        order, tried: indices into ``actions``, the first ``tried`` of them in the order UCT tried
+    A *decision node* holds a state where ``game.to_move`` chooses; it keeps one entry per legal action in
+    Python lists (cheaper than numpy for a few dozen entries; ``n`` and ``w`` give them as arrays). A
+    *chance node* holds a state where nature moves, and the outcomes sampled so far. A *terminal node*
+    holds ``game.returns``.
+
+    Attributes a tree policy or a subclass's search reads (decision node; index ``i`` is ``actions[i]``):
+        state: the game state. kind: ``DECISION``, ``CHANCE`` or ``TERMINAL``.
+        player: the player who chooses.
+        actions: list of the k legal actions, increasing.
+        counts: list of k ints, ``N(s, a)``. totals: list of k floats, ``W(s, a)``, the summed results
+            **of the player who chooses at s**.
+        visits: ``N(s) = 1 + sum_a N(s, a)``: the evaluation that created the node counts as its first
+            visit (chance node: the passes through it).
+        prior: float64 ``(k,)`` ``P(s, a)``, or None for uniform (no prior from the evaluator).
+        weights: the same prior as a Python list, or None: what the stock tree policy reads (a search
+            that changes ``prior`` sets ``weights`` too, as the root noise does).
+        clean_prior: the root's prior before Dirichlet noise (None until noise is first added).
+        value: the evaluator's value of the state for the chooser.
+        children: list of k child nodes, None where not in the tree yet (chance node: a dict
+            ``state_key -> node`` of the held outcomes).
+
+    Internal (the stock policies' bookkeeping):
+        order, tried: UCT: indices into ``actions``, the first ``tried`` of them in the order UCT tried
             them, the rest not yet tried (shuffled one step per try).
-        value: the evaluator's value of the state for the chooser (decision node).
-        logits: list of k floats, ``log P`` (``logits``, kept once computed), or None.
+        logits: list of k floats, ``log P`` (``gumbel.logits``, kept once computed), or None.
         gumbel: list of k floats, the Gumbel noise of the actions (the root of a Gumbel search), or None.
         returns: float64 ``(num_players,)``: ``game.returns`` (terminal node), or the evaluator's values (a
             chance node that is a leaf, ``chance_outcomes = 0``).
@@ -227,6 +172,11 @@ class Node:
         return np.array(self.totals, dtype=np.float64)
 
 
+# The hooks' names in the first release of part 6's notebook (its CourseMCTS overrides ``_select`` and calls
+# ``_root_for`` and ``_simulate``): each old name stays an alias of the public one (see ``MCTS.__init_subclass__``).
+DEPRECATED_HOOKS = {"_select": "select", "_root_for": "root_for", "_simulate": "simulate"}
+
+
 class MCTS:
     """Monte Carlo tree search over any game of the game layer.
 
@@ -235,6 +185,10 @@ class MCTS:
         evaluator: leaf evaluator (default: rollouts with uniformly random moves).
         config: ``MCTSConfig``.
         rng: ``numpy.random.Generator`` or a seed.
+
+    A subclass changes the search through its public hooks: it overrides ``select`` (the tree policy,
+    used at every decision node of every simulation, ``search_steps`` and ``search_many`` included) or
+    writes its own ``search`` from ``root_for`` and ``simulate``.
     """
 
     def __init__(self, game, evaluator=None, config: MCTSConfig | None = None, rng=None):
@@ -245,12 +199,47 @@ class MCTS:
         self.root: Node | None = None
         self.schedule: tuple = ()  # a Gumbel search's sequential-halving schedule (``considered_visits``)
 
+    def __init_subclass__(cls, **kwargs):
+        """A subclass that overrides a hook under its deprecated name (``_select``) gets it under the public
+        name too, and the other way round, so the search uses the override whichever name it has."""
+        super().__init_subclass__(**kwargs)
+        for old, new in DEPRECATED_HOOKS.items():
+            if old in cls.__dict__ and new not in cls.__dict__:
+                setattr(cls, new, cls.__dict__[old])
+            elif new in cls.__dict__ and old not in cls.__dict__:
+                setattr(cls, old, cls.__dict__[new])
+
+    # -- the public hooks ----------------------------------------------------------------------------
+    def select(self, node: Node) -> int:
+        """The tree policy: the index (into ``node.actions``) of the action to follow at decision node
+        ``node``; the first best on ties. ``MCTSConfig.tree_policy`` ``"uct"`` or ``"puct"``; with the
+        Gumbel root policy, sequential halving at the root and Gumbel's deterministic rule below it."""
+        c = self.config
+        if c.tree_policy == "uct":
+            return self._select_uct(node)
+        if c.root_policy == "gumbel":
+            return self._select_gumbel_root(node) if node is self.root else self._select_gumbel(node)
+        return self._select_puct(node)
+
+    def root_for(self, state) -> Node:
+        """The root for a search from ``state``: the kept subtree when it holds ``state`` (see ``advance``),
+        else a new node, evaluated by ``evaluator`` (for a subclass that writes its own ``search``; it stores
+        the root in ``self.root``, which ``advance`` and the Gumbel root rule read)."""
+        return self._drive(self._root_steps(state))
+
+    def simulate(self, root: Node) -> None:
+        """One simulation from ``root``, each leaf evaluated by ``evaluator`` (see ``_simulate_steps``)."""
+        self._drive(self._simulate_steps(root))
+
+    _select, _root_for, _simulate = select, root_for, simulate  # deprecated names (DEPRECATED_HOOKS)
+
     # -- nodes -------------------------------------------------------------------------------------
     def _new_node(self, state):
         """A node for ``state`` and its evaluation (per-player values as a list; None for a chance
         node), as a generator: a decision node yields its state once and is sent the evaluator's
         ``(prior, values)`` for it (``search`` sends ``evaluator(game, state, rng)``; a batched
-        driver sends its entry of a batched evaluation). Use as ``node, values = yield from self._new_node(state)``."""
+        driver sends its entry of a batched evaluation). Use as ``node, values = yield from self._new_node(state)``.
+        A prior is restricted to the legal actions and renormalised."""
         game = self.game
         if game.is_terminal(state):
             node = Node(state, TERMINAL)
@@ -285,71 +274,79 @@ class MCTS:
         node.value = values[node.player]
         return node, values
 
-    # -- tree policy -------------------------------------------------------------------------------
-    def _select(self, node: Node) -> int:
-        """The index (into ``node.actions``) that the tree policy picks; the first best on ties."""
+    # -- tree policies -------------------------------------------------------------------------------
+    def _select_uct(self, node: Node) -> int:
+        """UCT: untried actions first, in a random order (one Fisher-Yates step, one draw, per try, so a
+        node draws only for the actions it tries); then the action that maximises
+        ``Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))``, ``Q = W / N``."""
+        counts, totals = node.counts, node.totals
+        tried, k = node.tried, len(counts)
+        if tried < k:  # one step of a Fisher-Yates shuffle of the untried actions
+            order, j = node.order, tried + int(self.rng.random() * (k - tried))
+            order[tried], order[j] = order[j], order[tried]
+            node.tried = tried + 1
+            return order[tried]
+        c_uct, log_visits = self.config.c_uct, math.log(node.visits)
+        best, pick = -math.inf, 0
+        for i, n in enumerate(counts):
+            score = totals[i] / n + c_uct * math.sqrt(log_visits / n)
+            if score > best:
+                best, pick = score, i
+        return pick
+
+    def _select_puct(self, node: Node) -> int:
+        """PUCT: the action that maximises ``Q(s, a) + C(s) P(s, a) sqrt(N(s)) / (1 + N(s, a))``, ``C(s)``
+        from ``puct_exploration_rate``, ``P`` uniform without a prior, and ``Q = W / N``, or for an untried
+        action ``unvisited_value`` (with ``fpu_reduction``: the node's own value less that reduction,
+        first-play urgency)."""
         c = self.config
         counts, totals = node.counts, node.totals
-        best, pick = -math.inf, 0
-        if c.tree_policy == "uct":
-            tried, k = node.tried, len(counts)
-            if tried < k:  # one step of a Fisher-Yates shuffle of the untried actions
-                order, j = node.order, tried + int(self.rng.random() * (k - tried))
-                order[tried], order[j] = order[j], order[tried]
-                node.tried = tried + 1
-                return order[tried]
-            log_visits = math.log(node.visits)
-            for i, n in enumerate(counts):
-                score = totals[i] / n + c.c_uct * math.sqrt(log_visits / n)
-                if score > best:
-                    best, pick = score, i
-            return pick
-        if c.root_policy == "gumbel":
-            return self._select_gumbel_root(node) if node is self.root else self._select_gumbel(node)
         total = node.visits
         rate = c.c_init if c.c_base == math.inf else math.log((1 + total + c.c_base) / c.c_base) + c.c_init  # inlined
         prior = node.weights or [1.0 / len(counts)] * len(counts)
         root_total = math.sqrt(total)
         unvisited = c.unvisited_value if c.fpu_reduction is None else node.value - c.fpu_reduction
+        best, pick = -math.inf, 0
         for i, (n, w, p) in enumerate(zip(counts, totals, prior)):
             score = (w / n if n > 0 else unvisited) + rate * p * root_total / (1 + n)
             if score > best:
                 best, pick = score, i
         return pick
 
+    def _gumbel_terms(self, node: Node) -> tuple:
+        """``(logits, sigma)`` of a decision node's actions (``gumbel.logits`` of its prior, computed once and
+        kept in ``node.logits``, since a Gumbel search adds no noise to priors; ``gumbel.sigma`` of its
+        completed Q over the game's action space)."""
+        c, counts = self.config, node.counts
+        prior = node.weights or [1.0 / len(counts)] * len(counts)
+        if node.logits is None:
+            node.logits = logits(prior)
+        completed = completed_q(counts, node.totals, prior, node.value, self.game.action_space_size)
+        return node.logits, sigma(completed, counts, c.c_visit, c.c_scale)
+
     def _select_gumbel(self, node: Node) -> int:
-        """Gumbel's deterministic choice below the root: the index that maximises
-        ``pi'(a) - N(s, a) / (1 + sum N)`` with ``pi' = softmax(logits + sigma)``; the first best on ties."""
-        counts = node.counts
-        improved = softmax([lg + s for lg, s in zip(logits(node), sigma(node, self.game.action_space_size, self.config))])
-        share = 1 + sum(counts)
-        best, pick = -math.inf, 0
-        for i, (p, n) in enumerate(zip(improved, counts)):
-            score = p - n / share
-            if score > best:
-                best, pick = score, i
-        return pick
+        """Gumbel below the root: ``gumbel.interior_choice`` of the improved policy ``softmax(logits + sigma)``."""
+        return interior_choice(improved_policy(*self._gumbel_terms(node)), node.counts)
 
     def _select_gumbel_root(self, node: Node) -> int:
-        """Sequential halving at the root: among the actions with the visit count that the schedule gives
-        this simulation, the index that maximises ``g + logits + sigma``."""
-        return self._best_considered(node, self.schedule[sum(node.counts)])
+        """Sequential halving at the root: ``gumbel.considered_choice`` among the actions with the visit count
+        that the schedule (``gumbel.considered_visits``) gives this simulation."""
+        return considered_choice(node.counts, node.gumbel, *self._gumbel_terms(node), self.schedule[sum(node.counts)])
 
-    def _best_considered(self, node: Node, visits: int) -> int:
-        """The index, among the actions of ``node`` visited ``visits`` times, that maximises
-        ``g + logits - max logits + sigma``; the first best on ties."""
-        shifted = logits(node)
-        top = max(shifted)
-        scores = sigma(node, self.game.action_space_size, self.config)
-        best, pick = -math.inf, 0
-        for i, (n, g, lg, s) in enumerate(zip(node.counts, node.gumbel, shifted, scores)):
-            score = g + (lg - top) + s
-            if n == visits and score > best:
-                best, pick = score, i
-        return pick
-
+    # -- one simulation ------------------------------------------------------------------------------
     def _simulate_steps(self, root: Node):
-        """One simulation from ``root``, as a generator that yields the leaf to evaluate (see ``_new_node``)."""
+        """One simulation from ``root``, as a generator that yields the leaf to evaluate (see ``_new_node``).
+
+        From the root, ``select`` picks actions down to an action whose child is not in the tree yet; that
+        child is added and evaluated, which gives one result per player. Going back up, every decision node
+        on the path adds 1 to ``N(s, a)`` and the result **of its own chooser** to ``W(s, a)``.
+
+        A chance node draws an outcome with ``game.resolve_chance`` at every pass and follows it if the node
+        already holds it (same ``state_key``), adds it while the node holds fewer than ``chance_outcomes``,
+        and otherwise follows a held outcome picked uniformly: a game with few outcomes is sampled with
+        their true odds, one with countless outcomes keeps a bounded sample. With ``chance_outcomes = 0`` a
+        chance node is a leaf: the evaluator values the state before the draw.
+        """
         game, rng, cap = self.game, self.rng, self.config.chance_outcomes
         path = []  # (node, action index), index -1 for a chance node
         node = root
@@ -373,7 +370,7 @@ class MCTS:
                 if values is None:
                     continue
                 break
-            i = self._select(node)
+            i = self.select(node)
             path.append((node, i))
             child = node.children[i]
             if child is None:
@@ -390,10 +387,10 @@ class MCTS:
                 node.counts[i] += 1
                 node.totals[i] += values[node.player]
 
-    # -- public --------------------------------------------------------------------------------------
+    # -- the search ----------------------------------------------------------------------------------
     def _root_steps(self, state):
-        """The root for ``state``: the kept subtree when it holds ``state``, else a new node (a generator, as
-        ``_new_node``)."""
+        """The root for ``state``: the kept subtree when it holds ``state`` (compared by ``game.state_key``),
+        or one of its sampled outcomes when it is a chance node, else a new node (a generator, as ``_new_node``)."""
         key = self.game.state_key(state)
         root = self.root
         if root is not None and root.kind == CHANCE:
@@ -404,18 +401,13 @@ class MCTS:
             raise ValueError("search needs a state where a player chooses (not a terminal or chance state)")
         return root
 
-    def search_steps(self, state, gumbel=None):
-        """``search`` as a generator: it yields every state whose evaluation it needs, in order, and must be
-        sent ``(prior, values)`` for it, as ``evaluator(game, state, rng)`` returns them; it returns the
-        ``SearchResult``. ``search`` drives it with the evaluator; ``search_many`` drives many searches at
-        once with one batched evaluation per round. Nothing else differs, so the tree, the draws from
-        ``rng`` and the result are the same whoever drives it. ``gumbel``: see ``search``."""
+    def _add_root_noise(self, root: Node, gumbel) -> None:
+        """Gumbel root: its noise ``g(a)`` (``gumbel_scale`` times a standard Gumbel draw, or the given one)
+        and the sequential-halving schedule of ``min(max_considered_actions, k)`` actions. PUCT with
+        ``dirichlet_alpha > 0``: the root's priors become ``(1 - dirichlet_fraction) P + dirichlet_fraction *
+        Dirichlet(alpha)``, fresh noise on the clean priors at every search."""
         c = self.config
-        gumbel_root = c.root_policy == "gumbel"
-        if gumbel_root:
-            self.root = None  # sequential halving plans its budget from a new root
-        root = self.root = yield from self._root_steps(state)
-        if gumbel_root:
+        if c.root_policy == "gumbel":
             if gumbel is not None:
                 noise = np.asarray(gumbel, dtype=np.float64)[root.actions]
             elif c.gumbel_scale > 0:
@@ -431,6 +423,19 @@ class MCTS:
             noise = self.rng.dirichlet(np.full(k, c.dirichlet_alpha))
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
             root.weights = root.prior.tolist()
+
+    def search_steps(self, state, gumbel=None):
+        """``search`` as a generator: it yields every state whose evaluation it needs, in order, and must be
+        sent ``(prior, values)`` for it, as ``evaluator(game, state, rng)`` returns them; it returns the
+        ``SearchResult``. ``search`` drives it with the evaluator; ``search_many`` drives many searches at
+        once with one batched evaluation per round. Nothing else differs, so the tree, the draws from
+        ``rng`` and the result are the same whoever drives it. ``gumbel``: see ``search``."""
+        c = self.config
+        gumbel_root = c.root_policy == "gumbel"
+        if gumbel_root:
+            self.root = None  # sequential halving plans its budget from a new root
+        root = self.root = yield from self._root_steps(state)
+        self._add_root_noise(root, gumbel)
         deadline = None if c.time_limit is None else time.perf_counter() + c.time_limit
         for done in range(1, c.simulations + 1):
             yield from self._simulate_steps(root)
@@ -442,28 +447,22 @@ class MCTS:
         q[root.actions] = np.where(root.n > 0, root.w / np.maximum(root.n, 1), 0.0)
         if not gumbel_root:
             return SearchResult(visits, q, root.player, visit_distribution(visits, 1.0), int(np.argmax(visits)))
+        # Gumbel AlphaZero's results: the improved policy at the root, and the best of the most visited actions
         policy = np.zeros(size)
-        policy[root.actions] = softmax([lg + s for lg, s in zip(logits(root), sigma(root, size, c))])
-        action = root.actions[self._best_considered(root, max(root.counts))]
+        root_logits, root_sigma = self._gumbel_terms(root)
+        policy[root.actions] = improved_policy(root_logits, root_sigma)
+        action = root.actions[considered_choice(root.counts, root.gumbel, root_logits, root_sigma, max(root.counts))]
         return SearchResult(visits, q, root.player, policy, action)
 
     def search(self, state, gumbel=None) -> SearchResult:
         """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
-        holds ``state``) and return the root's statistics.
+        holds ``state``; a Gumbel search always starts a new tree) and return the root's statistics.
 
         Args:
             gumbel: float ``(A,)``: standard Gumbel noise for the root of a Gumbel search instead of a draw
                 from ``rng`` (scaled by ``gumbel_scale`` all the same); for tests that replay a given draw.
         """
         return self._drive(self.search_steps(state, gumbel))
-
-    def _root_for(self, state) -> Node:
-        """``_root_steps`` with the evaluator: the root for ``state`` (for subclasses that write their own search)."""
-        return self._drive(self._root_steps(state))
-
-    def _simulate(self, root: Node) -> None:
-        """``_simulate_steps`` with the evaluator: one simulation from ``root``."""
-        self._drive(self._simulate_steps(root))
 
     def _drive(self, steps):
         """Run one of the generators above to its end, each leaf it yields evaluated by ``evaluator``; its result."""
@@ -476,7 +475,8 @@ class MCTS:
             return finished.value
 
     def advance(self, action: int) -> None:
-        """Keep the subtree below ``action`` of the last searched root (nothing if never tried)."""
+        """Keep the subtree below ``action`` of the last searched root (its counts included) and drop the rest,
+        as on-policy MCTS does between actual moves (nothing is kept if ``action`` was never tried)."""
         root = self.root
         if root is None or root.kind != DECISION:
             self.root = None
@@ -487,58 +487,6 @@ class MCTS:
     def reset(self) -> None:
         """Forget the tree."""
         self.root = None
-
-
-def logits(node: Node) -> list:
-    """``log P(s, a)`` of each legal action of a decision node (uniform without a prior), each prior
-    clipped at ``TINY`` first, so a zero prior gives a very negative but finite logit; computed once
-    and kept in ``node.logits`` (a Gumbel search adds no noise to the priors)."""
-    if node.logits is None:
-        prior = node.weights or [1.0 / len(node.counts)] * len(node.counts)
-        node.logits = [math.log(max(p, TINY)) for p in prior]
-    return node.logits
-
-
-def softmax(values: list) -> list:
-    """``exp(v - max v) / sum exp(v - max v)`` of a list of floats ``v``."""
-    top = max(values)
-    e = [math.exp(v - top) for v in values]
-    total = sum(e)
-    return [v / total for v in e]
-
-
-def completed_q(node: Node, action_space: int) -> list:
-    """Gumbel's completed Q of each legal action of a decision node, for its chooser, min-max normalised
-    to [0, 1] (mctx's ``qtransform_completed_by_mix_value`` before its scale).
-
-    A visited action keeps ``W / N``; an unvisited one gets the *mixed value*
-    ``(v + sum_b N(b) * sum_{visited b} P(b) Q(b) / sum_{visited b} P(b)) / (1 + sum_b N(b))``, ``v`` the
-    evaluator's value of the node (priors clipped at ``TINY``). The min and max run over the completed Q
-    of the whole action space, as mctx's do: an illegal action, never visited, counts with the mixed value
-    (so the mixed value enters the range whenever an action of the space is unvisited); the range is at
-    least ``Q_EPSILON``.
-    """
-    counts, totals = node.counts, node.totals
-    prior = node.weights or [1.0 / len(counts)] * len(counts)
-    visited = sum(counts)
-    mixed = node.value
-    if visited:
-        seen = [(max(p, TINY), w / n) for p, n, w in zip(prior, counts, totals) if n]  # (P, Q) of the visited
-        mass = sum(p for p, _ in seen)
-        mixed = (node.value + visited * sum(p * q / mass for p, q in seen)) / (visited + 1)
-    completed = [w / n if n else mixed for n, w in zip(counts, totals)]
-    low, high = min(completed), max(completed)
-    if len(counts) < action_space:
-        low, high = min(low, mixed), max(high, mixed)
-    scale = max(high - low, Q_EPSILON)
-    return [(q - low) / scale for q in completed]
-
-
-def sigma(node: Node, action_space: int, config: MCTSConfig) -> list:
-    """``sigma(q) = (c_visit + max_a N(s, a)) * c_scale * q`` of each legal action, ``q`` the normalised
-    completed Q (``completed_q``)."""
-    factor = (config.c_visit + max(node.counts)) * config.c_scale
-    return [factor * q for q in completed_q(node, action_space)]
 
 
 def search_many(searches, states, evaluate_many) -> list:
