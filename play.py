@@ -1,11 +1,14 @@
 """Play the course's games in a terminal.
 
-    python play.py azul [--opponent strong+search:0.5s] --seed 7 [--seat 0|1] [--no-color]
-    python play.py ttt --opponent perfect|mcts|uct|random [--second] [--rules NOTEBOOK]
-    python play.py hex --size 5 --opponent random|uct|anet|mcts|alphazero [--second] [--simulations N]
-    python play.py othello --size 6 --opponent random|greedy|uct [--second] [--simulations N]
-    python play.py tak --size 3 --opponent random|uct|mcts [--second] [--simulations N]
-    python play.py arena strong greedy --games 1000 --seed 0 [--json]
+    python play.py azul [--opponent NAME] [--seed 7] [--seat 0|1] [--no-color]
+    python play.py ttt [--opponent NAME] [--second] [--rules NOTEBOOK]
+    python play.py hex [--size 5] [--opponent NAME] [--second] [--simulations N]
+    python play.py othello [--size 6] [--opponent NAME] [--second] [--simulations N]
+    python play.py tak [--size 3] [--opponent NAME] [--second] [--simulations N]
+    python play.py arena AGENT_A AGENT_B [--games 1000] [--seed 0] [--json]
+
+``python play.py --help`` lists each game's opponents, read from the parser of its options
+(``opponents``), and ``python play.py COMMAND --help`` describes them.
 
 A thin command line over ``azcourse``: each subcommand parses its options and hands over to a game
 module (Azul: ``azcourse.azul.terminal``; tic-tac-toe: ``azcourse.tictactoe.terminal``; Hex,
@@ -153,11 +156,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
+# each command's one-line summary; its opponents are listed from its parser (``opponents``), not here
 GAMES = {"azul": "play Azul against a computer opponent, by move codes",
-         "ttt": "play tic-tac-toe against the perfect player, MCTS or random",
-         "hex": "play Hex (3x3 to 8x8) against random, UCT or a trained policy",
-         "othello": "play Othello (4x4, 6x6, 8x8) against random, greedy, UCT or a network",
-         "tak": "play Tak (3x3 to 6x6) against random, UCT, the report's MCTS or AlphaTak",
+         "ttt": "play tic-tac-toe against a computer opponent",
+         "hex": "play Hex (3x3 to 8x8) against a computer opponent",
+         "othello": "play Othello (4x4, 6x6, 8x8) against a computer opponent",
+         "tak": "play Tak (3x3 to 6x6) against a computer opponent",
          "arena": "N Azul games between two agents (seats alternate), W/D/L with a 95%% CI"}
 EXAMPLES = """examples:
   python play.py azul --opponent strong --seed 7
@@ -169,12 +173,31 @@ EXAMPLES = """examples:
 python play.py COMMAND --help describes each command's options."""
 
 
+def opponents(command: str) -> tuple[str, ...]:
+    """The names ``play.py COMMAND --opponent`` accepts: the choices of the option as ``OPTIONS[command]``
+    defines it (from the game's registry); ``()`` for a command without one (``arena``)."""
+    scratch = argparse.ArgumentParser(prog="play.py").add_subparsers()
+    OPTIONS[command](scratch, GAMES[command])
+    actions = scratch.choices[command]._actions
+    return next((tuple(a.choices) for a in actions if "--opponent" in a.option_strings), ())
+
+
+def _opponents_text() -> str:
+    """The top-level help's list of each game's opponents (``opponents``)."""
+    listed = {name: choices for name in GAMES if (choices := opponents(name))}
+    width = max(map(len, listed))
+    return ("opponents (--opponent NAME) of each game; python play.py COMMAND --help describes them:\n"
+            + "".join(f"  {name:<{width}}  {', '.join(choices)}\n" for name, choices in listed.items()))
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line: one subcommand per game, and ``arena``. Only `command`'s options are built
-    (each game's agent names come from its modules, which take a second or more to import); the
-    others get their one-line help, so ``play.py --help`` and a mistyped command answer at once.
-    ``command=None`` (no command given yet) builds none."""
-    parser = argparse.ArgumentParser(prog="play.py", description=__doc__.splitlines()[0], epilog=EXAMPLES,
+    (each game's agent names come from its modules); the others get their one-line help, so a command
+    answers without loading the other games. ``command=None`` (no command given yet: ``play.py --help``
+    or a mistyped command) builds none, but its epilog lists every game's opponents, read from the parsers
+    of their options (``opponents``: the games' agent modules, numpy and no engine, about 0.1 s)."""
+    epilog = EXAMPLES if command is not None else _opponents_text() + "\n" + EXAMPLES
+    parser = argparse.ArgumentParser(prog="play.py", description=__doc__.splitlines()[0], epilog=epilog,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     games = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, summary in GAMES.items():
@@ -279,12 +302,12 @@ def _tak_options(games, summary: str) -> None:
 
 def _arena_options(games, summary: str) -> None:
     """``play.py arena``'s options."""
-    from azcourse.azul_cli import add_arena_arguments
+    from azcourse.azul_cli import AGENT_NAMES, add_arena_arguments
 
     arena = games.add_parser("arena", help=summary,
                              description="Play N Azul games between two agents, alternating seats and seeds, "
-                                         "in parallel on all cores; agents: random, greedy, baseline, strong, "
-                                         "strong+search, strong+search:N (simulations), strong+search:0.5s.")
+                                         f"in parallel on all cores; agents: {', '.join(AGENT_NAMES)}, "
+                                         "strong+search:N (simulations), strong+search:0.5s (seconds a move).")
     add_arena_arguments(arena)
     arena.set_defaults(run=_arena)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import tomllib
 from typing import Any, Mapping
 
 from azcourse.core.mcts import MCTSConfig
-from azcourse.run_config import ConfigError, read_table, toml_text
+from azcourse.run_config import ConfigError, coerce_field, coerce_value, field_kinds, load_dataclass, toml_text
+from azcourse.run_config import parse_override  # noqa: F401  (``--set``, for the command line)
 
 OPTIMIZERS = ("adam", "sgd")
 INFERENCE = ("numpy", "jax")
@@ -324,75 +324,38 @@ class AlphaZeroConfig:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(AlphaZeroConfig)}
-KINDS = {bool: "true or false", tuple: "a list of integers", int: "an integer", float: "a number", str: "text"}
+FIELD_KINDS = field_kinds(AlphaZeroConfig)  # each field's kind (``search``: an MCTSConfig, a table: ``_coerce``)
 
 
 SEARCH_FIELDS = {f.name: f for f in dataclasses.fields(MCTSConfig)}
-SEARCH_KINDS = {"fpu_reduction": float, "time_limit": float}  # unset (None) by default
+SEARCH_KINDS = field_kinds(MCTSConfig, {"fpu_reduction": float, "time_limit": float})  # unset (None) by default
 
 
-def _coerce(key: str, value):
-    """``value`` (from TOML, or parsed from ``--set``) as the type of field ``key``; ``search`` is a table of
-    ``MCTSConfig``'s fields, ``search.<name>`` one of them."""
+def _coerce(key: str, value, text: bool = False):
+    """``value`` (from TOML, or parsed from ``--set``: ``text``) as the kind of field ``key``
+    (``azcourse.run_config.coerce_value``); ``search`` is a table of ``MCTSConfig``'s fields,
+    ``search.<name>`` one of them."""
     if key == "search":
         if not isinstance(value, Mapping):
             raise ConfigError(f"search must be a table of search settings ([search] in TOML), got {value!r}")
-        return {name: _coerce(f"search.{name}", v) for name, v in value.items()}
+        return {name: _coerce(f"search.{name}", v, text) for name, v in value.items()}
     if key.startswith("search."):
         name = key.removeprefix("search.")
-        if name not in SEARCH_FIELDS:
-            raise ConfigError(f"unknown key {key!r}; known search keys: {', '.join(SEARCH_FIELDS)}")
-        kind = SEARCH_KINDS.get(name, type(SEARCH_FIELDS[name].default))
-    elif key not in FIELDS:
-        raise ConfigError(f"unknown key {key!r}; known keys: {', '.join(FIELDS)}")
-    else:
-        kind = type(FIELDS[key].default)
-    ok = {bool: isinstance(value, bool),
-          int: isinstance(value, int) and not isinstance(value, bool),
-          float: isinstance(value, (int, float)) and not isinstance(value, bool),
-          str: isinstance(value, str),
-          tuple: isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)}
-    if not ok[kind]:
-        raise ConfigError(f"{key} must be {KINDS[kind]}, got {value!r}")
-    return kind(value)
-
-
-def parse_override(text: str) -> tuple[str, Any]:
-    """``"key=value"`` from the command line as ``(key, value)``; the value is read as a TOML value
-    (``3``, ``0.5``, ``true``, ``[64, 64]``, ``"adam"``), or as text when it is not one (``adam``).
-
-    Raises:
-        ConfigError: no ``=``.
-    """
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise ConfigError(f"--set takes key=value, got {text!r}")
-    try:
-        value = tomllib.loads(f"v = {raw.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw.strip()
-    return key.strip(), value
+        if name not in SEARCH_KINDS:
+            raise ConfigError(f"unknown key {key!r}; known search keys: {', '.join(SEARCH_KINDS)}")
+        return coerce_value(key, value, SEARCH_KINDS[name], text=text)
+    return coerce_field(FIELD_KINDS, key, value, text=text)
 
 
 def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> AlphaZeroConfig:
     """The defaults, updated by the TOML file at ``path`` (if any), then by ``overrides`` (``search.<name>``
-    for a search setting); files and overrides of the shape before the ``[search]`` table are read too
-    (``upgrade``).
+    for a search setting; ``parse_override`` reads ``--set``); files and overrides of the shape before the
+    ``[search]`` table are read too (``upgrade``).
 
     Raises:
         ConfigError: unreadable file, unknown key, wrong kind of value, or a value out of range.
     """
-    values: dict[str, Any] = {}
-    if path is not None:
-        values.update({key: _coerce(key, value) for key, value in upgrade(read_table(path)).items()})
-    for key, value in upgrade(overrides or {}).items():
-        if key.startswith("search."):
-            values.setdefault("search", {})[key.removeprefix("search.")] = _coerce(key, value)
-        elif key == "search":
-            values["search"] = {**values.get("search", {}), **_coerce(key, value)}
-        else:
-            values[key] = _coerce(key, value)
-    return AlphaZeroConfig(**values)
+    return load_dataclass(AlphaZeroConfig, path, overrides, coerce=_coerce, upgrade=upgrade)
 
 
 def to_toml(config: AlphaZeroConfig) -> str:

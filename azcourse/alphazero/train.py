@@ -52,7 +52,7 @@ from azcourse.core.arena import play_match
 from azcourse.core.mcts import MCTS
 from azcourse.progress import progress
 from azcourse.registry import make_game, make_teacher
-from azcourse.run_config import check_resumable
+from azcourse.run_config import CONFIG_FILE, RESUME_FILE, check_resumable, open_run_folder  # noqa: F401 (the folder's files)
 
 from . import learn, searches
 from .agent import AlphaZeroAgent
@@ -65,7 +65,7 @@ from .selfplay import play_game, positions
 from .warm_start import warm_start
 from .workers import check_guide, leaf_evaluator, make_pool, predictor_for
 
-LOG_FILE, CONFIG_FILE, RESUME_FILE, CHECKPOINTS = "log.csv", "config.toml", "resume/state.msgpack", "checkpoints"
+LOG_FILE, CHECKPOINTS = "log.csv", "checkpoints"  # and the run folder's CONFIG_FILE, RESUME_FILE (run_config)
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
               "learning_rate", "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted",
               "wall_s")
@@ -312,16 +312,6 @@ def gate(run: Run) -> dict:
     return {"gate_score": round(summary.score_rate, 4), "accepted": int(accepted)}
 
 
-def _trim_log(path: pathlib.Path, iterations: int) -> None:
-    """Keep the header and the rows of iterations 1..``iterations`` (an interruption may leave more)."""
-    with path.open() as f:
-        rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= iterations]
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, LOG_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command: str | None = None,
           ray_address: str | None = None) -> TrainResult:
     """Train (or continue training) the network of ``config`` in ``run_dir``.
@@ -340,25 +330,18 @@ def train(config: AlphaZeroConfig, run_dir, show_progress: bool = True, command:
     run_dir = pathlib.Path(run_dir)
     command = command or "azcourse.alphazero.train.train"
     run = Run(config)
-    resume, log_path = run_dir / RESUME_FILE, run_dir / LOG_FILE
-    if resume.exists():
-        run.restore(resume)
-        _trim_log(log_path, run.iteration)
-    else:
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise ConfigError(f"{run_dir} is not empty and holds no resumable run ({RESUME_FILE}); "
-                              "choose a new run folder")
-        run_dir.mkdir(parents=True, exist_ok=True)
+    log_path = run_dir / LOG_FILE
+
+    def start():
         if config.warm_start_games:
             run.totals["warm_start"] = warm_start(run, fit, show_progress)
             run.best_params = run.params
         card = make_card(run, run.params, 0, {**run.totals}, command)
         save_checkpoint(run_dir / BEST_DIR, run.params, card)
         save_checkpoint(run_dir / CHECKPOINTS / "iter_0000", run.params, card)
-        with log_path.open("w", newline="") as f:
-            csv.DictWriter(f, LOG_FIELDS).writeheader()
-        run.save(resume)
-    (run_dir / CONFIG_FILE).write_text(to_toml(config))
+
+    resume = open_run_folder(run_dir, run, to_toml(config), log_file=LOG_FILE, log_fields=LOG_FIELDS,
+                             counter="iteration", start=start)
     bar = progress(total=config.iterations, initial=min(run.iteration, config.iterations),
                    desc=f"{run.game.name} AlphaZero", disable=not show_progress)
     pool = make_pool(config, ray_address) if (run.batched or ray_address) and run.iteration < config.iterations else None

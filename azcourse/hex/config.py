@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
-from azcourse.run_config import ConfigError, read_table, toml_text
+from azcourse.run_config import ConfigError, load_dataclass, toml_text
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
 OPTIMIZERS = ("adagrad", "sgd", "rmsprop", "adam")
@@ -120,51 +120,15 @@ class HexConfig:
 FIELDS = {f.name: f for f in dataclasses.fields(HexConfig)}
 
 
-def _coerce(key: str, value):
-    """``value`` (from TOML or a command-line string) as the type of field ``key``."""
-    if key not in FIELDS:
-        raise ConfigError(f"unknown parameter {key!r}; known parameters: {', '.join(FIELDS)}")
-    default = FIELDS[key].default
-    try:
-        if isinstance(default, bool):
-            if isinstance(value, str):
-                if value.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-                    raise ValueError(value)
-                return value.lower() in ("true", "1", "yes", "on")
-            if not isinstance(value, bool):
-                raise ValueError(value)
-            return value
-        if isinstance(default, tuple):
-            if isinstance(value, str):
-                value = [v for v in value.replace("[", "").replace("]", "").replace(",", " ").split()]
-            return tuple(int(v) for v in value)
-        if isinstance(default, int):
-            if isinstance(value, float) and not value.is_integer() or isinstance(value, bool):
-                raise ValueError(value)
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-        return str(value)
-    except (TypeError, ValueError):
-        kind = {bool: "true or false", tuple: "a list of integers", int: "an integer", float: "a number"}
-        raise ConfigError(f"{key} must be {kind.get(type(default), 'text')}, got {value!r}") from None
-
-
 def load_config(path=None, overrides: Mapping[str, Any] | None = None) -> HexConfig:
-    """The defaults, updated by the TOML file at ``path`` (if any), then by ``overrides``.
+    """The defaults, updated by the TOML file at ``path`` (if any), then by ``overrides`` (the flags: a
+    value or its command-line text, ``"12"``, ``"true"``, ``"64,64"``; ``None``: not given). A value must be
+    of its field's kind (``azcourse.run_config.coerce_value``).
 
     Raises:
         ConfigError: unreadable file, unknown key, wrong kind of value, or a value out of range.
     """
-    values: dict[str, Any] = {}
-    if path is not None:
-        table = read_table(path)
-        for key, value in table.items():
-            values[key] = _coerce(key, value)
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            values[key] = _coerce(key, value)
-    return HexConfig(**values)
+    return load_dataclass(HexConfig, path, overrides, noun="parameter")
 
 
 def to_toml(config: HexConfig) -> str:

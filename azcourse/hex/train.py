@@ -36,14 +36,14 @@ from azcourse.hex.game import Hex, HexState
 from azcourse.hex.display import HexDisplay
 from azcourse.core.mcts import MCTS, MCTSConfig, visit_distribution
 from azcourse.progress import progress
-from azcourse.run_config import check_resumable
+from azcourse.run_config import CONFIG_FILE, RESUME_FILE, check_resumable, open_run_folder  # noqa: F401 (the folder's files)
 
 from . import anet
 from .checkpoints import anet_dir, save_anet
 from .config import ConfigError, HexConfig, load_config, to_toml
 from .replay import ReplayBuffer
 
-LOG_FILE, CONFIG_FILE, RESUME_FILE = "training_log.csv", "config.toml", "resume/state.msgpack"
+LOG_FILE = "training_log.csv"  # and the run folder's CONFIG_FILE, RESUME_FILE (run_config)
 LOG_FIELDS = ("episode", "first_player", "moves", "winner", "epsilon", "loss", "buffer", "seconds",
               "search_games_per_s")
 # keys that may differ between an interrupted run and its continuation
@@ -152,18 +152,6 @@ def play_episode(game: Hex, net: anet.NumpyANET, config: HexConfig, epsilon: flo
     return state
 
 
-def _trim_log(path: pathlib.Path, episodes: int) -> None:
-    """Keep the header and the rows of episodes 1..``episodes`` (an interruption may leave more)."""
-    if not path.exists():
-        return
-    with path.open() as f:
-        rows = [r for r in csv.DictReader(f) if int(r["episode"]) <= episodes]
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, LOG_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def train(config: HexConfig, run_dir, show_progress: bool = True) -> TrainResult:
     """Train (or continue training) the ANET of ``config`` in ``run_dir``.
 
@@ -177,20 +165,10 @@ def train(config: HexConfig, run_dir, show_progress: bool = True) -> TrainResult
     run_dir = pathlib.Path(run_dir)
     game = Hex(config.board_size)
     run = _Run(config)
-    resume, log_path = run_dir / RESUME_FILE, run_dir / LOG_FILE
-    if resume.exists():
-        run.restore(resume)
-        _trim_log(log_path, run.episode)
-    else:
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise ConfigError(f"{run_dir} is not empty and holds no resumable run ({RESUME_FILE}); "
-                              "choose a new run folder")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        save_anet(anet_dir(run_dir, 0), run.params, make_card(config, run.params, 0, {"cases_seen": 0}))
-        with log_path.open("w", newline="") as f:
-            csv.DictWriter(f, LOG_FIELDS).writeheader()
-        run.save(resume)
-    (run_dir / CONFIG_FILE).write_text(to_toml(config))
+    log_path = run_dir / LOG_FILE
+    resume = open_run_folder(run_dir, run, to_toml(config), log_file=LOG_FILE, log_fields=LOG_FIELDS, counter="episode",
+                             start=lambda: save_anet(anet_dir(run_dir, 0), run.params,
+                                                     make_card(config, run.params, 0, {"cases_seen": 0})))
     display = HexDisplay(config.display, config.display_mode)
     bar = progress(total=config.episodes, initial=min(run.episode, config.episodes), desc=f"{game.name} training",
                    disable=not show_progress)
