@@ -161,8 +161,8 @@ def test_the_trainer_and_its_workers_search_with_the_iteration_s_budget(tmp_path
 class Recording(MCTS):
     """An ``MCTS`` that keeps every ``(state, result)`` of its searches."""
 
-    def search(self, state, gumbel=None):
-        result = super().search(state, gumbel)
+    def search(self, state, gumbel=None, config=None):
+        result = super().search(state, gumbel, config)
         self.record = getattr(self, "record", []) + [(state, result)]
         return result
 
@@ -206,13 +206,17 @@ def test_a_gumbel_agent_samples_with_noise_first_then_plays_without():
     _, net = network(game)
     agent = AlphaZeroAgent(game, net, search_settings.from_card({"simulations": 8, "root_policy": "gumbel",
                                                                  "max_considered_actions": 4}), 0, sample_moves=1)
+    asked = []
+    search = agent.mcts.search
+    agent.mcts.search = lambda state, config=None: asked.append(config) or search(state, config=config)
     state = game.initial_state()
     first = agent.choose(state)
-    assert agent.mcts.config.gumbel_scale == 1.0 and 0 <= first < 9
+    assert asked == [None] and 0 <= first < 9  # its own search: Gumbel noise
     agent.observe(first)
     state = game.next_state(state, first)
     agent.choose(state)
-    assert agent.mcts.config.gumbel_scale == 0.0  # greedy after the sampled moves
+    assert asked[1].gumbel_scale == 0.0  # greedy after the sampled moves, passed to that search only
+    assert agent.mcts.config.gumbel_scale == 1.0
     assert search_settings.from_card({"c_init": 1.0, "c_base": 2.0, "unvisited_value": 0.0}).root_policy == "puct"
 
 

@@ -53,7 +53,7 @@ class AlphaZeroAgent(MCTSAgent):
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         super().__init__(game, play_evaluator(game, forward, mixes), search, rng, name=name)
         self.game, self.rng, self.sample_moves, self.chosen, self.proofs = game, rng, sample_moves, 0, proofs
-        self.noisy, self.greedy = search, dataclasses.replace(search, gumbel_scale=0.0)
+        self.greedy = dataclasses.replace(search, gumbel_scale=0.0)  # a Gumbel search's moves after the sampled ones
 
     def choose(self, state) -> int:
         action = self._searched(state)
@@ -63,9 +63,8 @@ class AlphaZeroAgent(MCTSAgent):
         """The search's move: the Gumbel choice, or drawn from the visits / the most visited (PUCT)."""
         self.chosen += 1
         sample = self.chosen <= self.sample_moves
-        if self.noisy.root_policy == "gumbel":
-            self.mcts.config = self.noisy if sample else self.greedy
-            return self.mcts.search(state).action
+        if self.mcts.config.root_policy == "gumbel":
+            return self.mcts.search(state, config=None if sample else self.greedy).action
         visits = self.mcts.search(state).visits
         if sample:
             return int(self.rng.choice(len(visits), p=visit_distribution(visits, 1.0)))

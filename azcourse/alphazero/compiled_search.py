@@ -299,7 +299,7 @@ def _add_edges(trees, node, kind, size, exp_logits, scratch):
 # -- the tree policy -----------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _puct(trees, settings, node):
-    """The edge of ``node`` that maximises ``Q + C(s) P sqrt(N(s)) / (1 + N(s, a))`` (``MCTS._select``,
+    """The edge of ``node`` that maximises ``Q + C(s) P sqrt(N(s)) / (1 + N(s, a))`` (``MCTS._select_puct``,
     the same operations in the same order); the first best, so the lowest action, on ties."""
     total = trees.visits[node]
     if settings.c_base == math.inf:
@@ -337,15 +337,15 @@ def _python_sum(values, count, compensated):
 
 @numba.njit(cache=True)
 def _logits(trees, node, out):
-    """``mcts.logits``: ``log P`` of each edge, the prior clipped at ``TINY``, into ``out`` float64 ``(k,)``."""
+    """``gumbel.logits``: ``log P`` of each edge, the prior clipped at ``TINY``, into ``out`` float64 ``(k,)``."""
     for j in range(trees.edges[node]):
         out[j] = math.log(max(trees.prior[trees.edge0[node] + j], TINY))
 
 
 @numba.njit(cache=True)
 def _sigma(trees, settings, node, out):
-    """``mcts.sigma`` of each edge into ``out`` float64 ``(k,)``: ``(c_visit + max N) c_scale q``, ``q`` the
-    completed Q of the chooser, min-max normalised (``mcts.completed_q``, the same operations in order)."""
+    """``gumbel.sigma`` of each edge into ``out`` float64 ``(k,)``: ``(c_visit + max N) c_scale q``, ``q`` the
+    completed Q of the chooser, min-max normalised (``gumbel.completed_q``, the same operations in order)."""
     e0, k = trees.edge0[node], trees.edges[node]
     visited = most = 0
     for e in range(e0, e0 + k):
@@ -380,7 +380,7 @@ def _sigma(trees, settings, node, out):
 
 @numba.njit(cache=True)
 def _improved_policy(trees, settings, node, out):
-    """``softmax(logits + sigma)`` of each edge into ``out`` float64 ``(k,)`` (``mcts.softmax``)."""
+    """``softmax(logits + sigma)`` of each edge into ``out`` float64 ``(k,)`` (``gumbel.improved_policy``)."""
     k = trees.edges[node]
     sigma = np.empty(k)
     _logits(trees, node, out)

@@ -72,14 +72,14 @@ def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_t
     ``azcourse.core.mcts.search_many``) the leaves of all those searches go to the network in one
     batched call; without it each search evaluates its own leaves one at a time. Either way each game
     is the game ``play_game`` plays with that search and generator. A cheap move searches with the
-    ``cheap`` config in place of the search's own (``MCTS.config`` is swapped for that search).
+    ``cheap`` config in place of the search's own (``MCTS.search``'s ``config``, for that call only).
 
     Returns:
         One ``SelfPlayGame`` per search, in order.
     """
     for search in searches:
         search.reset()
-    full = [search.config for search in searches]
+    gumbel = [search.config.root_policy == "gumbel" for search in searches]
     states = [game.initial_state(rng) for rng in rngs]
     records = [([], [], [], []) for _ in searches]  # xs, pis, movers, policy weights of each game
     playing = list(range(len(searches)))
@@ -91,12 +91,12 @@ def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_t
         if not playing:
             break
         cheap_moves = {i: cheap_fraction > 0 and rngs[i].random() < cheap_fraction for i in playing}
-        for i in playing:
-            searches[i].config = cheap if cheap_moves[i] else full[i]
+        configs = [cheap if cheap_moves[i] else None for i in playing]
         if evaluate_many is None:
-            results = [searches[i].search(states[i]) for i in playing]
+            results = [searches[i].search(states[i]) if config is None else searches[i].search(states[i], config=config)
+                       for i, config in zip(playing, configs)]
         else:
-            results = search_many([searches[i] for i in playing], [states[i] for i in playing], evaluate_many)
+            results = search_many([searches[i] for i in playing], [states[i] for i in playing], evaluate_many, configs)
         for i, result in zip(playing, results):
             xs, pis, movers, weights = records[i]
             cheap_move = cheap_moves[i]
@@ -104,7 +104,7 @@ def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_t
             pis.append(np.zeros_like(result.policy) if cheap_move else result.policy)
             weights.append(0.0 if cheap_move else 1.0)
             movers.append(game.to_move(states[i]))
-            if cheap_move or full[i].root_policy == "gumbel" or len(movers) > temperature_moves:
+            if cheap_move or gumbel[i] or len(movers) > temperature_moves:
                 action = result.action
             else:
                 action = int(rngs[i].choice(len(result.policy), p=result.policy))
@@ -113,8 +113,6 @@ def play_games(game, searches: list, temperature_moves: int, rngs: list, reuse_t
             else:
                 searches[i].reset()
             states[i] = game.next_state(states[i], action)
-    for search, config in zip(searches, full):
-        search.config = config
     played = []
     for state, (xs, pis, movers, weights) in zip(states, records):
         returns = np.asarray(game.returns(state), np.float64)

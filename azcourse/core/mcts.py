@@ -36,7 +36,7 @@ from .gumbel import completed_q, considered_choice, considered_visits, improved_
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class MCTSConfig:
     """Search settings.
 
@@ -92,6 +92,10 @@ class MCTSConfig:
             raise ValueError("time_limit must be positive, and the Gumbel root policy takes none (it plans its budget)")
         if self.gumbel_scale < 0:
             raise ValueError("gumbel_scale must be 0 or more")
+        if not (self.c_init >= 0 and self.c_base > 0 and self.c_uct >= 0):
+            raise ValueError("c_init and c_uct must be 0 or more, c_base positive (math.inf: a constant rate)")
+        if not (self.dirichlet_alpha >= 0 and 0 <= self.dirichlet_fraction <= 1):
+            raise ValueError("dirichlet_alpha must be 0 or more (0: no noise), dirichlet_fraction lie in [0, 1]")
 
 
 def puct_exploration_rate(visits: int, c_init: float, c_base: float) -> float:
@@ -302,6 +306,7 @@ class MCTS:
         c = self.config
         counts, totals = node.counts, node.totals
         total = node.visits
+        # compiled_search._puct mirrors this loop operation for operation (tests/test_compiled_twin_plain.py)
         rate = c.c_init if c.c_base == math.inf else math.log((1 + total + c.c_base) / c.c_base) + c.c_init  # inlined
         prior = node.weights or [1.0 / len(counts)] * len(counts)
         root_total = math.sqrt(total)
@@ -424,12 +429,21 @@ class MCTS:
             root.prior = (1 - c.dirichlet_fraction) * root.clean_prior + c.dirichlet_fraction * noise
             root.weights = root.prior.tolist()
 
-    def search_steps(self, state, gumbel=None):
+    def search_steps(self, state, gumbel=None, config: MCTSConfig | None = None):
         """``search`` as a generator: it yields every state whose evaluation it needs, in order, and must be
         sent ``(prior, values)`` for it, as ``evaluator(game, state, rng)`` returns them; it returns the
         ``SearchResult``. ``search`` drives it with the evaluator; ``search_many`` drives many searches at
         once with one batched evaluation per round. Nothing else differs, so the tree, the draws from
-        ``rng`` and the result are the same whoever drives it. ``gumbel``: see ``search``."""
+        ``rng`` and the result are the same whoever drives it. ``gumbel``, ``config``: see ``search``."""
+        if config is None or config is self.config:
+            return (yield from self._search_steps(state, gumbel))
+        kept, self.config = self.config, config  # this search's settings, for the hooks that read self.config
+        try:
+            return (yield from self._search_steps(state, gumbel))
+        finally:
+            self.config = kept
+
+    def _search_steps(self, state, gumbel):
         c = self.config
         gumbel_root = c.root_policy == "gumbel"
         if gumbel_root:
@@ -454,15 +468,17 @@ class MCTS:
         action = root.actions[considered_choice(root.counts, root.gumbel, root_logits, root_sigma, max(root.counts))]
         return SearchResult(visits, q, root.player, policy, action)
 
-    def search(self, state, gumbel=None) -> SearchResult:
+    def search(self, state, gumbel=None, config: MCTSConfig | None = None) -> SearchResult:
         """Run ``config.simulations`` simulations from ``state`` (reusing the kept subtree when it
         holds ``state``; a Gumbel search always starts a new tree) and return the root's statistics.
 
         Args:
             gumbel: float ``(A,)``: standard Gumbel noise for the root of a Gumbel search instead of a draw
                 from ``rng`` (scaled by ``gumbel_scale`` all the same); for tests that replay a given draw.
+            config: the settings of this one search instead of ``self.config`` (a cheap move, a move without
+                noise); ``self.config`` gives them to the hooks during the call and is as before afterwards.
         """
-        return self._drive(self.search_steps(state, gumbel))
+        return self._drive(self.search_steps(state, gumbel, config))
 
     def _drive(self, steps):
         """Run one of the generators above to its end, each leaf it yields evaluated by ``evaluator``; its result."""
@@ -489,7 +505,7 @@ class MCTS:
         self.root = None
 
 
-def search_many(searches, states, evaluate_many) -> list:
+def search_many(searches, states, evaluate_many, configs=None) -> list:
     """``[s.search(state) for s, state in zip(searches, states)]`` with the leaves of all searches evaluated together.
 
     The searches advance in lockstep, each by its own ``search_steps``: every round gathers the leaf that
@@ -503,6 +519,8 @@ def search_many(searches, states, evaluate_many) -> list:
         searches: ``MCTS`` objects of one game (distinct objects).
         states: the decision state each one searches from.
         evaluate_many: the batched evaluator.
+        configs: None, or one entry per search: its settings for this search (``MCTS.search``'s ``config``;
+            None: its own).
 
     Returns:
         One ``SearchResult`` per search, in order.
@@ -510,7 +528,8 @@ def search_many(searches, states, evaluate_many) -> list:
     results = [None] * len(searches)
     waiting = []  # (index, steps, leaf)
     for index, (search, state) in enumerate(zip(searches, states)):
-        steps = search.search_steps(state)
+        config = None if configs is None else configs[index]
+        steps = search.search_steps(state) if config is None else search.search_steps(state, config=config)
         try:
             waiting.append((index, steps, next(steps)))
         except StopIteration as finished:
