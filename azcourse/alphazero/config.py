@@ -36,9 +36,10 @@ def self_play_search(**values) -> MCTSConfig:
     defaults = dict(SELF_PLAY_DEFAULTS)
     if values.get("root_policy") == "gumbel":
         defaults.pop("dirichlet_alpha")
-    unknown = sorted(set(values) - {f.name for f in dataclasses.fields(MCTSConfig)})
+    known = [f.name for f in dataclasses.fields(MCTSConfig)]
+    unknown = sorted(set(values) - set(known))
     if unknown:
-        raise ConfigError(f"unknown search key {unknown[0]!r}; known: {', '.join(f.name for f in dataclasses.fields(MCTSConfig))}")
+        raise ConfigError(f"unknown search key {unknown[0]!r}; known: {', '.join(known)}")
     try:
         return MCTSConfig(**{**defaults, **values})
     except ValueError as problem:
@@ -323,11 +324,8 @@ class AlphaZeroConfig:
         return out
 
 
-FIELDS = {f.name: f for f in dataclasses.fields(AlphaZeroConfig)}
 FIELD_KINDS = field_kinds(AlphaZeroConfig)  # each field's kind (``search``: an MCTSConfig, a table: ``_coerce``)
 
-
-SEARCH_FIELDS = {f.name: f for f in dataclasses.fields(MCTSConfig)}
 SEARCH_KINDS = field_kinds(MCTSConfig, {"fpu_reduction": float, "time_limit": float})  # unset (None) by default
 
 
