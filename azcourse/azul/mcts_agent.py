@@ -3,14 +3,15 @@
 The search is the one every game uses; what is Azul's own is said here, as settings and an evaluator:
 
 * **Chance at the refill**: within a round Azul is a deterministic game of perfect information; the
-  refill that ends it is the only chance step. ``chance_outcomes = 0`` (``chance="round"`` in
-  ``load_agent``) makes it a leaf that the evaluator values on the board at the refill, which already
-  fixes the round's wall-tiling; ``chance_outcomes = k`` (``chance="sample"``: 4, ``azul_strong``'s card)
-  keeps up to k sampled refills per chance node and searches below them (docs/azul_model.md measures both).
+  refill that ends it is the only chance step. ``chance_outcomes = 0`` ("round") makes it a leaf that the
+  evaluator values on the board at the refill, which already fixes the round's wall-tiling;
+  ``chance_outcomes = k`` ("sample": 4 in ``azul_strong``'s card) keeps up to k sampled refills per chance
+  node and searches below them (docs/azul_model.md measures both).
 * **Who moves** is the game's ``to_move`` (the holder of the first-player marker starts a round, so a seat
   may move twice in a row); the generic search backs up each seat's own result.
-* **PUCT as the shipped models were tuned**: a constant exploration rate ``c_puct`` (``c_base`` infinite),
-  and first-play urgency: an untried take starts at its node's value less ``fpu_reduction``.
+* **PUCT as the shipped models were tuned** (``PLAY_SEARCH``, the start of the shipped cards' ``play``
+  entries): a constant exploration rate ``c_init`` (``c_base`` infinite), and first-play urgency: an
+  untried take starts at its node's value less ``fpu_reduction``.
 * **Leaves mix the network with the hand-written heuristic** (``AzulEvaluator``), both weights the
   heuristic's, as in the generic ``GuidedEvaluator``:
   ``value = (1 - value_mix) * v_net + value_mix * tanh(projected score difference / 12)`` and
