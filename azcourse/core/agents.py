@@ -14,7 +14,7 @@ Agents by name (``make_agent``):
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -96,3 +96,14 @@ def make_agent(name: str, game, rng: np.random.Generator, simulations: int = 100
         return PolicyAgent(game, policy)
     return MCTSAgent(game, RolloutEvaluator(EpsilonGreedyPolicy(policy, epsilon)), config, rng, name="mcts")
 
+
+def make_opponent_of(opponents: Mapping[str, Callable], family: str, name: str, game, rng: np.random.Generator,
+                     simulations: int):
+    """A game package's opponent called ``name``: ``opponents[name](game, rng, simulations)``.
+
+    Raises:
+        ValueError: unknown name (the message names ``family`` and the choices).
+    """
+    if name not in opponents:
+        raise ValueError(f"unknown {family} opponent {name!r}; choose from {', '.join(opponents)}")
+    return opponents[name](game, rng, simulations)

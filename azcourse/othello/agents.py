@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.agents import make_agent
+from ..core.agents import make_agent, make_opponent_of
 from ..core.planners import MonteCarloAgent, PolicyNetAgent, ValueAgent
 from .game import Othello, OthelloState
 
@@ -97,11 +97,5 @@ OPPONENTS: dict[str, Callable] = {
 
 
 def make_opponent(name: str, game: Othello, rng: np.random.Generator, simulations: int = 1000):
-    """The opponent called ``name`` (a key of ``OPPONENTS``) for ``game``.
-
-    Raises:
-        ValueError: unknown name.
-    """
-    if name not in OPPONENTS:
-        raise ValueError(f"unknown Othello opponent {name!r}; choose from {', '.join(OPPONENTS)}")
-    return OPPONENTS[name](game, rng, simulations)
+    """The opponent called ``name`` (a key of ``OPPONENTS``) for ``game`` (``core.agents.make_opponent_of``)."""
+    return make_opponent_of(OPPONENTS, "Othello", name, game, rng, simulations)

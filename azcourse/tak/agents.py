@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.agents import MCTSAgent, make_agent
+from ..core.agents import MCTSAgent, make_agent, make_opponent_of
 from ..core.evaluators import RolloutEvaluator
 from ..core.mcts import MCTSConfig
 from .game import Tak, TakState
@@ -87,11 +87,5 @@ OPPONENTS: dict[str, Callable] = {
 
 
 def make_opponent(name: str, game: Tak, rng: np.random.Generator, simulations: int = 1000):
-    """The opponent called ``name`` (a key of ``OPPONENTS``) for ``game``.
-
-    Raises:
-        ValueError: unknown name.
-    """
-    if name not in OPPONENTS:
-        raise ValueError(f"unknown Tak opponent {name!r}; choose from {', '.join(OPPONENTS)}")
-    return OPPONENTS[name](game, rng, simulations)
+    """The opponent called ``name`` (a key of ``OPPONENTS``) for ``game`` (``core.agents.make_opponent_of``)."""
+    return make_opponent_of(OPPONENTS, "Tak", name, game, rng, simulations)
