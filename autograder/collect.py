@@ -60,11 +60,27 @@ and always reported:
 * deleted graded, solution or locked cells: re-inserted from the release notebook;
 * edited locked cells and duplicated ids: reported (nbgrader restores / de-duplicates them).
 
+Which release
+=============
+
+Each record says which release the notebook was made from (``release``): the current one or an
+earlier one, read from the git history of the release folder when it is in a git checkout, else of
+the course's own ``release/`` (a grading workspace's release is a build of it). The release whose
+locked cells the notebook holds unchanged (the most of them) is the one; the version in its
+metadata (``autograder.release``, written by the build) breaks ties, then the newest. Locked cells
+left as an earlier release had them are put back as the current release has them (the grader
+replaces every locked cell with the gradebook's anyway), without a problem reported.
+
 Student-written cells are also scanned for suspicious code (IPython hooks, exits, grader paths).
+Never scanned: a locked cell of the current release, kept with its nbgrader id (the grader runs
+the original in its place, whatever its text: nbgrader's ``OverwriteCells``), and a cell whose
+text is exactly a cell of the current or an earlier release (the instructor's text, not the
+student's). Every other code cell is scanned, whatever its metadata says.
 """
 import difflib
 import json
 import re
+import subprocess
 import tempfile
 import unicodedata
 import warnings
@@ -74,6 +90,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+
+from .generation import release_version, stored_version
+from .reference import REPO_ROOT
+
+COURSE_RELEASE = REPO_ROOT / "release"  # its git history holds the course's earlier releases
 
 MAX_UPLOAD_BYTES = 200 * 2**20      # one uploaded zip, the zips inside it included (uncompressed)
 MAX_UPLOAD_MEMBERS = 2000
@@ -106,12 +127,89 @@ SUSPICIOUS_CODE = [
 
 
 @dataclass
+class Release:
+    """One release of a notebook: the current one (``commit`` None) or an earlier one from git."""
+    version: str
+    commit: str | None = None
+    date: str = ""
+    locked: dict = field(default_factory=dict)    # grade_id -> source of each locked, non-solution cell
+    sources: set = field(default_factory=set)     # the stripped text of every cell
+
+    def describe(self) -> dict:
+        return {"version": self.version, "current": self.commit is None, "commit": self.commit, "date": self.date}
+
+
+def _locked_sources(cells) -> dict:
+    found = {}
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str) and meta.get("locked") \
+                and not meta.get("solution"):
+            found.setdefault(meta["grade_id"], cell.get("source", ""))
+    return found
+
+
+def _release_of(nb, commit=None, date="") -> Release:
+    return Release(stored_version(nb) or release_version(nb), commit, date, _locked_sources(nb.cells),
+                   {str(c.get("source", "")).strip() for c in nb.cells})
+
+
+def earlier_releases(path: Path, limit: int = 200) -> list[Release]:
+    """The releases of `path` committed to git before its current text, newest first ([] outside a git
+    checkout, or without git)."""
+    path = Path(path).resolve()
+    try:
+        run = dict(cwd=path.parent, capture_output=True, text=True, timeout=60)
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel", "HEAD"], **run)
+        if top.returncode:
+            return []
+        root, head = top.stdout.splitlines()[:2]
+        root = Path(root).resolve()
+        relative = path.relative_to(root).as_posix()
+        key = (str(root), head, relative, limit)
+        if key not in _HISTORY:
+            _HISTORY[key] = _history(root, relative, limit)
+        return list(_HISTORY[key])
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return []
+
+
+_HISTORY: dict = {}  # (repository, HEAD, path, limit) -> its releases: committed history never changes
+
+
+def _history(root: Path, relative: str, limit: int) -> list[Release]:
+    run = dict(cwd=root, capture_output=True, text=True, timeout=60)  # a pathspec is relative to the cwd
+    try:
+        log = subprocess.run(["git", "log", f"-{limit}", "--format=%H %cs", "--", relative], **run)
+        found = []
+        for line in log.stdout.split("\n"):
+            if not line.strip():
+                continue
+            commit, _, date = line.partition(" ")
+            shown = subprocess.run(["git", "show", f"{commit}:{relative}"], **run)
+            if shown.returncode:
+                continue  # the file was deleted in that commit
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found.append(_release_of(nbformat.reads(shown.stdout, as_version=4), commit, date))
+        return found
+    except (OSError, ValueError, subprocess.SubprocessError, nbformat.ValidationError, json.JSONDecodeError):
+        return []
+
+
+@dataclass
 class Target:
-    """One notebook of an assignment, as released."""
+    """One notebook of an assignment, as released (and the releases before it)."""
     assignment: str
     notebook: str
     path: Path
     cells: list = field(default_factory=list)
+    current: Release | None = None
+    earlier: list = field(default_factory=list)   # Release, newest first, none with the current version
+
+    @property
+    def releases(self) -> list:
+        return ([self.current] if self.current else []) + self.earlier
 
     @property
     def ids(self) -> set:
@@ -134,11 +232,13 @@ class Collected:
     identity: str = ""             # who it arrived as ("Moodle participant 4242 (Jane Doe)")
     layout: str = ""               # moodle, blackboard, canvas, nbgrader, flat
     submitted: bool = False        # copied into submitted/ (it will be graded)
+    release: dict | None = None    # the release it was made from (Release.describe(), plus "claimed", "how")
 
     def as_dict(self) -> dict:
         return {"student": self.student, "assignment": self.assignment, "notebook": self.notebook,
                 "origin": self.origin, "identity": self.identity, "layout": self.layout,
-                "submitted": self.submitted, "problems": self.problems, "flags": self.flags}
+                "submitted": self.submitted, "release": self.release, "problems": self.problems,
+                "flags": self.flags}
 
 
 class Collection(list):
@@ -206,14 +306,48 @@ def student_id(relative) -> str:
     return found.student if found else ""
 
 
-def release_targets(release_dir: Path, assignments=None) -> list[Target]:
+def release_targets(release_dir: Path, assignments=None, history: bool = True) -> list[Target]:
+    """The release notebooks (of `assignments`, else all); with `history`, each with its earlier releases."""
     targets = []
     for path in sorted(Path(release_dir).glob("*/*.ipynb")):
         if assignments and path.parent.name not in assignments:
             continue
         nb = nbformat.read(path, as_version=4)
-        targets.append(Target(path.parent.name, path.stem, path, nb.cells))
+        current = _release_of(nb)
+        seen, earlier = {current.version}, []
+        # a grading workspace's release/ is a build of the course's assignments/: the course's history is its own
+        course_copy = COURSE_RELEASE / path.parent.name / path.name
+        known = (earlier_releases(path) or (earlier_releases(course_copy) if course_copy != path.resolve() else [])
+                 ) if history else []
+        for release in known:
+            if release.version not in seen:
+                seen.add(release.version)
+                earlier.append(release)
+        targets.append(Target(path.parent.name, path.stem, path, nb.cells, current, earlier))
     return targets
+
+
+def made_from(nb, target: Target) -> tuple[Release | None, dict | None]:
+    """(the release `nb` was made from, its description for the report): the release whose locked
+    cells it holds unchanged (by nbgrader id), the most of them; the version the notebook's metadata
+    claims, then the newest, break ties. (None, None) when the target knows no release."""
+    if not target.releases:
+        return None, None
+    claimed = stored_version(nb)
+    held = {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader")
+        if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
+            held.setdefault(meta["grade_id"], cell.source)
+    ranked = []
+    for rank, release in enumerate(target.releases):
+        same = sum(held.get(grade_id) == source for grade_id, source in release.locked.items())
+        ranked.append((same, release.version == claimed, -rank, release))
+    best = max(ranked, key=lambda r: r[:3])[3]
+    report = best.describe()
+    report["claimed"] = claimed
+    report["how"] = "its metadata and locked cells" if claimed == best.version else "its locked cells"
+    return best, report
 
 
 def _signature(cell) -> str:
@@ -280,8 +414,11 @@ def repair(nb, target: Target, problems: list) -> None:
         problems.append(f"deleted cell(s) re-inserted from the release notebook: {', '.join(reinserted)}")
 
 
-def inspect(nb, target: Target, problems: list, flags: list) -> None:
-    """Report edited locked cells and duplicated ids; scan student-written cells."""
+def inspect(nb, target: Target, problems: list, flags: list, made: Release | None = None) -> None:
+    """Report edited locked cells and duplicated ids; scan student-written cells.
+
+    `made`: the release the notebook was made from; its locked cells, left as it had them, are
+    brought up to the current release (what the grader runs in their place) without a problem."""
     release = {c.metadata["nbgrader"]["grade_id"]: c for c in target.cells if "nbgrader" in c.metadata}
     seen = {}
     for cell in nb.cells:
@@ -290,8 +427,13 @@ def inspect(nb, target: Target, problems: list, flags: list) -> None:
         if grade_id:
             seen[grade_id] = seen.get(grade_id, 0) + 1
             original = release.get(grade_id)
-            if original is not None and original.metadata["nbgrader"].get("locked") and \
-                    cell.source.strip() != original.source.strip():
+            if original is None or not original.metadata["nbgrader"].get("locked") or \
+                    cell.source.strip() == original.source.strip():
+                continue
+            if seen[grade_id] == 1 and made is not None and made.commit is not None and grade_id in made.locked and \
+                    cell.source == made.locked[grade_id] and cell.cell_type == original.cell_type:
+                cell.source = original.source  # as that release had it: the current release's text
+            else:
                 problems.append(f"locked cell {grade_id} was edited (the grader uses the original)")
     duplicated = sorted(k for k, n in seen.items() if n > 1)
     kept = set()
@@ -303,12 +445,29 @@ def inspect(nb, target: Target, problems: list, flags: list) -> None:
             kept.add(grade_id)
     if duplicated:
         problems.append(f"duplicated cells ({', '.join(duplicated)}): only the first copy keeps its grading role")
-    released_sources = {c.source.strip() for c in target.cells}
+    flags.extend(_suspicious(nb, target, release))
+
+
+def replaced_by_the_grader(cell, release: dict) -> bool:
+    """Whether the grader runs the original in place of this cell, whatever its text: it keeps the id of
+    a locked, non-solution cell of the current release (nbgrader's OverwriteCells then writes the
+    gradebook's source over it, RestoreCells converts its type back). A copy that lost its id (the
+    second of two) or an id the release does not have runs as written."""
+    meta = cell.metadata.get("nbgrader")
+    original = release.get(meta.get("grade_id")) if isinstance(meta, dict) else None
+    role = original.metadata["nbgrader"] if original is not None else {}
+    return bool(role.get("locked")) and not role.get("solution")
+
+
+def _suspicious(nb, target: Target, release: dict) -> list[str]:
+    """SUSPICIOUS_CODE labels found in the code cells the student wrote: never in a cell the grader
+    replaces (replaced_by_the_grader) nor in one whose text is a cell of a known release."""
+    released_sources = set().union(*(r.sources for r in target.releases)) if target.releases else set()
+    released_sources |= {c.source.strip() for c in target.cells}
     written = "\n".join(c.source for c in nb.cells  # code only: text is never run
-                        if c.cell_type == "code" and c.source.strip() not in released_sources)
-    for pattern, label in SUSPICIOUS_CODE:
-        if re.search(pattern, written):
-            flags.append(label)
+                        if c.cell_type == "code" and not replaced_by_the_grader(c, release)
+                        and c.source.strip() not in released_sources)
+    return [label for pattern, label in SUSPICIOUS_CODE if re.search(pattern, written)]
 
 
 def sanitised(nb, problems: list | None = None):
@@ -364,8 +523,9 @@ def normalise(path: Path, targets: list[Target], student: str, hint: str | None,
     if original and Path(original).stem != target.notebook:
         result.problems.append(f"file named {original!r}; graded as {target.notebook}.ipynb")
     try:
+        made, result.release = made_from(nb, target)
         repair(nb, target, result.problems)
-        inspect(nb, target, result.problems, result.flags)
+        inspect(nb, target, result.problems, result.flags, made)
     except Exception as exc:  # noqa: BLE001 (never lose a submission to a check; the grader restores cells)
         result.problems.append(f"its cells could not be checked ({type(exc).__name__}); graded as submitted")
     return nb, result
