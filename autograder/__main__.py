@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
                 "per graded cell.", "python -m autograder export --output grades.csv")
     p.add_argument("--output", default="grades.csv", metavar="FILE",
                    help="where to write the CSV (default grades.csv), e.g. --output grades-final.csv")
+    p.add_argument("--format", choices=["pack", "canvas", "moodle"], default="pack",
+                   help="pack: the pack's own CSV (default); canvas or moodle: that LMS's gradebook import CSV, "
+                        "one row per student, one column per assignment (e.g. --format canvas)")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the LMS's own roster CSV for the identity columns: Canvas's Gradebook export, Moodle's "
+                        "grade export or participants (e.g. --roster canvas-gradebook.csv)")
     p = command("feedback", "HTML feedback (no hidden tests) for every graded submission",
                 "Write feedback/<student>/<assignment>/<notebook>.html for every graded submission (hidden tests "
                 "removed; feedback that would show a secret line is withheld).",
@@ -227,7 +233,10 @@ def main(argv=None) -> int:
         elif args.command == "collect":
             records = pipeline.collect(course, args.source, args.assignment)
             for record in records:
-                notes = "; ".join(record["problems"] + record["flags"])
+                release = record.get("release") or {}
+                made = ([] if release.get("current", True) else
+                        [f"made from an earlier release ({release['version']}, {release['date']})"])
+                notes = "; ".join(made + record["problems"] + record["flags"])
                 print(f"{record['student']:<20} {record['assignment'] or '?'}/{record['notebook'] or '?'}"
                       f"  [{record['identity']}: {record['origin']}]" + (f"  ({notes})" if notes else ""))
             print(f"collected {len(records)} file(s) from {len({r['student'] for r in records})} student(s): "
@@ -253,6 +262,14 @@ def main(argv=None) -> int:
                 print(f"error: {len(failed)} of {len(results)} submission(s) could not be graded "
                       f"(their rows say why)", file=sys.stderr)
                 return 1
+        elif args.command == "export" and args.format != "pack":
+            from . import export_lms
+            try:
+                path = export_lms.write_lms(course, args.format, args.output, args.roster)
+            except export_lms.LmsExportError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+            print(f"wrote {path} ({args.format} gradebook import)")
         elif args.command == "export":
             print("exporting the grades (nbgrader export) ...")
             path = pipeline.export(course, args.output)
