@@ -189,9 +189,12 @@ def _history(root: Path, relative: str, limit: int) -> list[Release]:
             shown = subprocess.run(["git", "show", f"{commit}:{relative}"], **run)
             if shown.returncode:
                 continue  # the file was deleted in that commit
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                found.append(_release_of(nbformat.reads(shown.stdout, as_version=4), commit, date))
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    found.append(_release_of(nbformat.reads(shown.stdout, as_version=4), commit, date))
+            except (ValueError, nbformat.ValidationError, json.JSONDecodeError):
+                continue  # not a readable notebook in that commit: the other releases still count
         return found
     except (OSError, ValueError, subprocess.SubprocessError, nbformat.ValidationError, json.JSONDecodeError):
         return []

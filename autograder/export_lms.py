@@ -60,8 +60,8 @@ def identities(course: pipeline.Course) -> dict:
     found = {}
     for report in sorted(Path(course.reports).glob("*/*/*.collect.json")):
         student = report.parent.name
-        if student in found:
-            continue
+        if found.get(student, {}).get("lms_id"):
+            continue  # a report that names the LMS user wins over one that only gives a layout
         try:
             data = json.loads(report.read_text())
         except (OSError, ValueError):
@@ -111,7 +111,11 @@ def _points_possible(course: pipeline.Course, assignments) -> dict:
 
 
 def _number(value) -> str:
-    return "" if value == "" else f"{value:g}"
+    """A score as the LMS reads it: blank, or the number without float noise and never in exponent form."""
+    if value == "":
+        return ""
+    text = f"{round(float(value), 6):f}".rstrip("0").rstrip(".")
+    return text or "0"
 
 
 def _canvas_columns(assignments, header: list[str]) -> dict:
@@ -193,7 +197,8 @@ def write_lms(course: pipeline.Course, fmt: str, output, roster=None, assignment
     columns = _canvas_columns(chosen, header) if fmt == "canvas" else {a: a for a in chosen}
     output = Path(output).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-    with open(output, "w", newline="", encoding="utf-8") as handle:
+    partial = output.with_name(output.name + ".partial")  # renamed at the end: never half a file to upload
+    with open(partial, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(identity + [columns[a] for a in chosen])
         if fmt == "canvas":
@@ -201,4 +206,5 @@ def write_lms(course: pipeline.Course, fmt: str, output, roster=None, assignment
         for student, ident in lines:
             writer.writerow([pipeline.neutralise(ident[k]) for k in identity]
                             + [_number(scores.get((student, a), "")) for a in chosen])
+    partial.replace(output)
     return output

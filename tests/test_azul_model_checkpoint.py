@@ -132,6 +132,8 @@ def test_a_card_s_play_entry_sets_the_agent_s_search_and_a_call_overrides_it(tmp
     assert (agent.evaluator.prior_mix, agent.evaluator.value_mix) == (0.0, 0.0) and agent.config.chance_outcomes == 0
     with pytest.raises(ValueError, match="chance_outcomes at least 0"):
         checkpoints.load_agent(tmp_path, simulations=8, chance_outcomes=-1)
+    with pytest.raises(ValueError, match="not c_puct, chance .c_puct is c_init"):  # the settings' names before
+        checkpoints.load_agent(tmp_path, simulations=8, c_puct=1.5, chance="sample")
 
 
 def _decision_boards(count, seed=7):

@@ -126,3 +126,10 @@ def test_cli_export_format_refuses_with_a_nonzero_exit(graded, tmp_path, capsys)
     course, _ = graded
     code = main(["--workspace", str(course.root), "export", "--format", "moodle", "--output", str(tmp_path / "x.csv")])
     assert code == 1 and "nothing written" in capsys.readouterr().err and not (tmp_path / "x.csv").exists()
+
+
+def test_scores_are_written_as_plain_numbers():
+    from autograder.export_lms import _number
+
+    assert [_number(v) for v in ("", 0, 0.0, 12.5, 29.0, 1 / 3, 2_500_000.0, 1e-9)] == \
+        ["", "0", "0", "12.5", "29", "0.333333", "2500000", "0"]

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from azcourse.run_config import (CONFIG_FILE, RESUME_FILE, ConfigError, coerce_value, field_kinds, load_dataclass,
-                                 open_run_folder, parse_override)
+from azcourse.run_config import (CONFIG_FILE, RESUME_FILE, ConfigError, check_resumable, coerce_value, field_kinds,
+                                 load_dataclass, open_run_folder, parse_override)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,3 +129,13 @@ def test_a_run_folder_starts_continues_and_refuses_other_files(tmp_path):
     (tmp_path / "other" / "notes.txt").write_text("mine")
     with pytest.raises(ConfigError, match="is not empty and holds no resumable run"):
         open_run_folder(tmp_path / "other", _Counter("a"), "", log_file="log.csv", log_fields=("step",), counter="step")
+
+
+def test_a_search_setting_set_on_one_side_only_is_a_change_when_a_run_continues(tmp_path):
+    from azcourse.alphazero.config import AlphaZeroConfig
+
+    urgent, plain = AlphaZeroConfig(search={"fpu_reduction": 0.1}), AlphaZeroConfig()
+    for saved, current in ((urgent, plain), (plain, urgent)):
+        with pytest.raises(ConfigError, match="search.fpu_reduction"):
+            check_resumable(saved.flat(), current.flat(), (), tmp_path)
+    check_resumable(urgent.flat(), AlphaZeroConfig.from_data(urgent.to_dict()).flat(), (), tmp_path)

@@ -400,7 +400,7 @@ def _improved_policy(trees, settings, node, out):
 @numba.njit(cache=True)
 def _best_considered(trees, slots, settings, slot, node, visits):
     """Among the root's edges visited ``visits`` times, the one that maximises ``g + logits - max logits +
-    sigma`` (``MCTS._best_considered``); the first best on ties."""
+    sigma`` (``gumbel.considered_choice``); the first best on ties."""
     k = trees.edges[node]
     logits, sigma = np.empty(k), np.empty(k)
     _logits(trees, node, logits)

@@ -310,9 +310,11 @@ class AlphaZeroConfig:
         return cls(**upgrade(values))
 
     def flat(self) -> dict[str, Any]:
-        """``to_dict`` with the search's settings as top-level ``search.<name>`` keys (for key-by-key comparison)."""
+        """``to_dict`` with every search setting (unset ones as None) as a top-level ``search.<name>`` key, for
+        key-by-key comparison: a setting set on one side and unset on the other differs."""
         out = self.to_dict()
-        out.update({f"search.{key}": value for key, value in out.pop("search").items()})
+        del out["search"]
+        out.update({f"search.{key}": value for key, value in dataclasses.asdict(self.search).items()})
         return out
 
     def to_dict(self) -> dict[str, Any]:

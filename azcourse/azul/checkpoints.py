@@ -155,6 +155,11 @@ def load_agent(name_or_path, simulations: int | None = None, time_limit: float |
     from azcourse.alphazero import searches
 
     from .mcts_agent import AzulEvaluator, SearchAgent
+    unknown = sorted(set(play) - set(searches.SEARCH_KEYS) - set(searches.MIX_KEYS))
+    if unknown:
+        raise ValueError(f"load_agent takes MCTSConfig's settings and {', '.join(searches.MIX_KEYS)}, not "
+                         f"{', '.join(unknown)} (c_puct is c_init with c_base = inf; chance is chance_outcomes: "
+                         "0 the refill a leaf, 4 sampled refills)")
     entry = {**read_card(name_or_path).get("play", {}), **play}
     config = searches.from_card(entry, simulations, time_limit)
     return SearchAgent(AzulEvaluator(net, *searches.mixes(entry)), config, name=f"{label}+search")
