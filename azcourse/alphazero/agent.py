@@ -90,10 +90,17 @@ def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_mo
     ``functools.partial(load_agent, path, simulations=...)`` is a ``make(rng)`` for
     ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
     checkpoint = load_checkpoint(name_or_path)
+    return agent_of(checkpoint, rng, simulations, time_limit, sample_moves=sample_moves,
+                    name=name or f"alphazero {checkpoint.path.name}", proofs=proofs)
+
+
+def agent_of(checkpoint, rng, simulations: int | None = None, time_limit: float | None = None,
+             **options) -> AlphaZeroAgent:
+    """An ``AlphaZeroAgent`` of a loaded checkpoint playing its card's ``play`` entry (its search, with
+    ``simulations`` and ``time_limit`` when given, and its mixes); ``options``: ``AlphaZeroAgent``'s others."""
     play = checkpoint.card["play"]
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, searches.from_card(play, simulations, time_limit), rng,
-                          sample_moves=sample_moves, name=name or f"alphazero {checkpoint.path.name}", proofs=proofs,
-                          mixes=searches.mixes(play))
+                          mixes=searches.mixes(play), **options)
 
 
 def shipped_checkpoint(game, source=None):
@@ -121,7 +128,4 @@ def shipped_predictor(game, source=None) -> Predictor:
 def shipped_agent(game, rng, simulations: int, source=None, name: str = "alphazero") -> AlphaZeroAgent:
     """PUCT (or Gumbel) search with ``shipped_checkpoint(game, source)``'s network, ``simulations`` per move, with
     the search settings of its card."""
-    checkpoint = shipped_checkpoint(game, source)
-    play = checkpoint.card["play"]
-    return AlphaZeroAgent(game, checkpoint.net, searches.from_card(play, simulations), rng, name=name,
-                          mixes=searches.mixes(play))
+    return agent_of(shipped_checkpoint(game, source), rng, simulations, name=name)
