@@ -271,7 +271,8 @@ def _othello_options(games, summary: str) -> None:
                                            "type squares as c4 (column letter, row number), or pass.")
     othello.add_argument("--size", type=_othello_size, default=6, help="board size N: 4, 6 or 8 (default 6)")
     othello.add_argument("--opponent", choices=tuple(OTHELLO_OPPONENTS), default="uct",
-                         help="random, greedy (most discs after the move), uct (random rollouts), and with the "
+                         help="random, greedy (most discs after the move), uct (random rollouts), classical "
+                              "(alpha-beta to 6 plies, the exact endgame from 12 empty squares), and with the "
                               "shipped 6x6 network: value, policy, monte-carlo, alphazero (default: uct)")
     othello.add_argument("--simulations", type=_positive_int, default=1000,
                          help="search games per move of uct and alphazero (default 1000)")
@@ -291,8 +292,9 @@ def _tak_options(games, summary: str) -> None:
     tak.add_argument("--size", type=_tak_size, default=3, help="board size N, 3 to 6 (default 3)")
     tak.add_argument("--opponent", choices=tuple(TAK_OPPONENTS), default="mcts",
                      help="random, uct (random rollouts), mcts (the course report's agent: rollouts that take a "
-                          "winning move, else the best flat count, else random) or alphatak (the shipped 3x3 "
-                          "or 4x4 network in the search) (default: mcts)")
+                          "winning move, else the best flat count, else random), alphatak (the shipped 3x3 "
+                          "or 4x4 network in the search) or classical:2, classical:3, classical:4 (the classical "
+                          "yardstick: alpha-beta to that many plies, a hand-made evaluation) (default: mcts)")
     tak.add_argument("--simulations", type=_positive_int, default=1000,
                      help="search games per move of uct, mcts and alphatak (default 1000)")
     tak.add_argument("--second", action="store_true", help="play Black (player 2); the computer opens")

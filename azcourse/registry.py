@@ -9,7 +9,8 @@ Adding a game is one line in ``FAMILIES``: the family name, the constructor as
 Azul's numba engine), and whether the name carries a size.
 
 Players that need only a game: ``make_alphabeta("alphabeta:3", "othello8")`` is alpha-beta to 3 plies
-(``azcourse.core.alphabeta``) with the family's static evaluation in ``EVALUATIONS``.
+(``azcourse.core.alphabeta``) with the family's static evaluation in ``EVALUATIONS``;
+``make_classical("classical:3", "tak5")`` is the family's compiled classical yardstick in ``CLASSICAL``.
 """
 from __future__ import annotations
 
@@ -47,6 +48,13 @@ TEACHERS = {
 EVALUATIONS = {
     "othello": "azcourse.othello.agents:evaluate",  # corners and mobility
     "hex": "azcourse.hex.agents:evaluate",  # shortest connecting paths
+}
+
+# family -> "module:attribute" of its classical yardstick ``build(game, depth, rng) -> agent``, a compiled engine
+# kept apart from training and named ``classical:<depth>`` (``make_classical``)
+CLASSICAL = {
+    "othello": "azcourse.othello.yardstick:classical_agent",  # alpha-beta: mobility, frontier, corners; exact endgame
+    "tak": "azcourse.tak.yardstick:classical_agent",  # alpha-beta: flats, road distance, captives
 }
 
 # family -> "module:attribute" of its agents' leaf evaluation of a checkpoint, ``make(game, forward, prior_mix,
@@ -121,6 +129,34 @@ def make_alphabeta(spec: str, game_name: str, rng=None):
     module, attribute = EVALUATIONS[family].split(":")
     evaluate = getattr(importlib.import_module(module), attribute)
     return AlphaBetaAgent(game, functools.partial(evaluate, game), int(depth), name=f"alphabeta:{depth}")
+
+
+def make_classical(spec: str, game_name: str, rng=None):
+    """The classical yardstick that ``spec`` names (``classical:<depth>``, e.g. ``classical:3``) for the game
+    called ``game_name`` (``CLASSICAL``); ``rng`` is passed on (Tak's breaks ties with it), so
+    ``functools.partial(make_classical, spec, game_name)`` is a factory for ``play_match``.
+
+    Raises:
+        ValueError: ``spec`` is not ``classical:<depth>``, or the game's family has no classical yardstick.
+    """
+    kind, _, depth = spec.partition(":")
+    if kind != "classical" or not depth.isdigit() or int(depth) < 1:
+        raise ValueError(f"a classical yardstick is named classical:<depth>, e.g. classical:3; got {spec!r}")
+    return classical_agent(make_game(game_name), int(depth), rng)
+
+
+def classical_agent(game, depth: int, rng=None):
+    """The classical yardstick of ``game``'s family (``CLASSICAL``) to ``depth`` plies, imported by name here
+    (numba) so that modules naming it, e.g. the games' opponent lists, do not pull it into a student bundle.
+
+    Raises:
+        ValueError: the game's family has no classical yardstick.
+    """
+    family = _NAME.fullmatch(game.name).group(1)
+    if family not in CLASSICAL:
+        raise ValueError(f"no classical yardstick for {game.name}; known: {', '.join(CLASSICAL)}")
+    module, attribute = CLASSICAL[family].split(":")
+    return getattr(importlib.import_module(module), attribute)(game, depth, rng)
 
 
 def own_play_evaluator(game_name: str):

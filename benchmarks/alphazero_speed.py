@@ -16,7 +16,10 @@ machine; ``taskset -c 1`` keeps JAX's threads on that one core. For each game it
   cache, and with jitted JAX inference (cached);
 * for Othello and Hex, the same self-play on the compiled search (``compiled_search.play_games``,
   numpy inference, no cache): ``2 * B`` games, ``B`` in lockstep (``--batch``, one line per B), the
-  first call's compilation (or loading from numba's cache) left out.
+  first call's compilation (or loading from numba's cache) left out;
+* for Othello, that self-play with the pattern tables for a network (``network = "ntuple"``: 6 phases,
+  entries drawn from N(0, 0.05^2) with seed 0, evaluated inside the compiled search), with PUCT and with
+  the Gumbel root policy.
 """
 import argparse
 import os
@@ -30,6 +33,8 @@ from azcourse.alphazero import compiled_search  # noqa: E402
 from azcourse.alphazero.checkpoints import load_checkpoint  # noqa: E402
 from azcourse.alphazero.flax_net import init_params, jax_forward  # noqa: E402
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor  # noqa: E402
+from azcourse.alphazero.ntuple import kernels as ntuple_kernels  # noqa: E402
+from azcourse.alphazero.ntuple.patterns import NTupleSpec, init_params as ntuple_params  # noqa: E402
 from azcourse.alphazero.selfplay import play_game  # noqa: E402
 from azcourse.core.evaluators import NetworkEvaluator  # noqa: E402
 from azcourse.core.mcts import MCTS, MCTSConfig  # noqa: E402
@@ -88,6 +93,15 @@ def compiled_rate(game, forward_many, simulations: int, batch: int, root_policy:
     return moves / elapsed, moves * simulations / elapsed
 
 
+def random_tables(game) -> ntuple_kernels.Tables:
+    """Pattern tables for ``game`` (Othello) with entries drawn from N(0, 0.05^2), seed 0: a search whose
+    priors and values vary as trained tables' do."""
+    spec = NTupleSpec.for_game(game)
+    params = ntuple_params(spec)
+    params["tables"]["kernel"][:] = np.random.default_rng(0).normal(0.0, 0.05, params["tables"]["kernel"].shape)
+    return ntuple_kernels.tables_of(spec, params)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", default=["tictactoe", "hex5"])
@@ -128,6 +142,13 @@ def main() -> None:
             for batch in widths(args.batch):
                 moves, sims = compiled_rate(game, net.forward, args.simulations, batch)
                 print(f"  self-play ({f'compiled, {batch}':15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
+        if isinstance(game, compiled_search.Othello):
+            tables = random_tables(game)
+            for root_policy in ("puct", "gumbel"):
+                for batch in widths(args.batch):
+                    moves, sims = compiled_rate(game, tables, args.simulations, batch, root_policy)
+                    label = f"ntuple, {root_policy}, {batch}"
+                    print(f"  self-play ({label:15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
 
 
 if __name__ == "__main__":

@@ -567,8 +567,8 @@ def greedy_choice(game, state):
 
 def test_opponents_by_name_and_scores_in_the_arena():
     game = Othello(6)
-    assert tuple(OPPONENTS) == ("random", "greedy", "uct", "value", "policy", "monte-carlo", "alphazero")
-    with pytest.raises(ValueError, match="unknown Othello opponent 'alphatak'; choose from random, greedy, uct, value"):
+    assert tuple(OPPONENTS) == ("random", "greedy", "uct", "classical", "value", "policy", "monte-carlo", "alphazero")
+    with pytest.raises(ValueError, match="unknown Othello opponent 'alphatak'; choose from random, greedy, uct, classical, value"):
         make_opponent("alphatak", game, np.random.default_rng(0))
     agents = [make_opponent("greedy", game, np.random.default_rng(0)), make_opponent("random", game,
                                                                                      np.random.default_rng(1))]
@@ -644,7 +644,7 @@ def test_play_othello_options():
     proc = run_cli("", "--size", "5")
     assert proc.returncode == 2 and "must be 4, 6 or 8, got 5" in proc.stderr
     proc = run_cli("", "--help")
-    assert proc.returncode == 0 and "--opponent {random,greedy,uct,value,policy,monte-carlo,alphazero}" in proc.stdout
+    assert proc.returncode == 0 and "--opponent {random,greedy,uct,classical,value,policy,monte-carlo,alphazero}" in proc.stdout
     proc = run_cli("", "--size", "4", "--second", "--opponent", "uct", "--simulations", "20", "--seed", "1")
     assert proc.returncode == 0 and proc.stdout.splitlines()[0].startswith("You play White (O, player 2) against uct.")
     assert "uct plays " in proc.stdout and "End of input." in proc.stdout

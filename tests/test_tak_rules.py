@@ -887,7 +887,8 @@ def test_play_py_tak_options():
     proc = run_cli("", "--size", "7")
     assert proc.returncode == 2 and "must be from 3 to 6, got 7" in proc.stderr
     proc = run_cli("", "--help")
-    assert proc.returncode == 0 and "--opponent {random,uct,mcts,alphatak}" in proc.stdout
+    assert proc.returncode == 0
+    assert "--opponent {random,uct,mcts,alphatak,classical:2,classical:3,classical:4}" in proc.stdout
     proc = run_cli("", "--second", "--opponent", "uct", "--simulations", "30", "--seed", "1")
     assert proc.returncode == 0 and proc.stdout.splitlines()[0].startswith("You play Black (player 2) against uct.")
     assert proc.stdout.splitlines()[2].startswith("uct plays ") and "End of input." in proc.stdout

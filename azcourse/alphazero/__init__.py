@@ -10,6 +10,7 @@ Modules:
     replay       -- the replay window of the most recent positions.
     selfplay     -- self-play games with the generic MCTS, one or many in lockstep; symmetric images.
     compiled_search -- the same self-play on a compiled search (numba; Othello and Hex), ``search_path``.
+    ntuple/      -- the pattern-table evaluator (``network = "ntuple"``, Othello): tuples, numba kernels, JAX model.
     workers      -- self-play workers: batched, in this process, on every core, or as Ray actors.
     checkpoints  -- ``params.msgpack`` + ``card.json`` folders, loaded in one call.
     agent        -- ``AlphaZeroAgent`` (PUCT with the network) and ``load_agent``.

@@ -3,10 +3,12 @@
 A checkpoint folder holds:
 
 * ``params.msgpack``: the network's ``'params'`` collection (layers ``conv_i``, ``hidden_i``,
-  ``policy_head``, ``value_head``; float32 ``kernel`` / ``bias``) in Flax's msgpack format
-  (``azcourse.flax_msgpack``, read back without JAX);
-* ``card.json``: ``game`` (a name of ``azcourse.registry``), ``architecture`` (``NetSpec`` fields,
-  parameter count), ``play`` (the search settings an agent uses by default), ``iteration``,
+  ``policy_head``, ``value_head``; float32 ``kernel`` / ``bias``; the pattern tables': ``tables`` and
+  ``prior``, ``ntuple.patterns``) in Flax's msgpack format (``azcourse.flax_msgpack``, read back without JAX);
+  a kind other than the MLP is rebuilt by the function ``NETWORK_KINDS`` names, imported only for its cards;
+* ``card.json``: ``game`` (a name of ``azcourse.registry``), ``architecture`` (``NetSpec`` fields, or
+  with ``"network": "ntuple"`` ``NTupleSpec``'s and the tuples' squares; parameter count), ``play`` (the
+  search settings an agent uses by default), ``iteration``,
   ``training`` (the full config and the run's figures so far), ``date`` and ``command``.
 
 ``load_checkpoint`` accepts such a folder, a run folder (its ``best/`` checkpoint) or a name under
@@ -15,6 +17,7 @@ so an interruption never leaves half a file.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import pathlib
@@ -29,18 +32,22 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 CKPT_ROOT = REPO_ROOT / "ckpts"
 PARAMS_FILE, CARD_FILE, BEST_DIR = "params.msgpack", "card.json", "best"
 FORMAT = "flax.serialization msgpack of the 'params' collection (params.msgpack)"
+# a card's architecture "network" other than the MLP -> "module:function" that rebuilds it, ``function(architecture,
+# params) -> (spec, net)``: imported only for such a card, so an MLP's loader (a student's bundle) needs none of it
+NETWORK_KINDS = {"ntuple": "azcourse.alphazero.ntuple.kernels:from_card"}
 
 
 class Checkpoint(NamedTuple):
     """A loaded checkpoint: its folder, card, game (rebuilt from the card's name), network shape,
-    parameters (numpy float32 tree) and numpy network."""
+    parameters (numpy float32 tree) and numpy network (a ``NumpyNet``, or a kind's of ``NETWORK_KINDS``: the
+    pattern tables' ``NTupleSpec`` and ``NTupleNet``)."""
 
     path: pathlib.Path
     card: dict
     game: object
-    spec: NetSpec
+    spec: object
     params: dict
-    net: NumpyNet
+    net: object
 
 
 def write_atomic(path: pathlib.Path, data: bytes) -> None:
@@ -87,13 +94,25 @@ def load_checkpoint(name_or_path) -> Checkpoint:
 
     Raises:
         FileNotFoundError: no checkpoint there, or its ``params.msgpack`` is missing.
+        ValueError: a network kind it does not know, or one whose card and parameters do not fit (pattern
+            tables of other tuples or shapes).
     """
     directory = checkpoint_dir(name_or_path)
     if not (directory / PARAMS_FILE).is_file():
         raise FileNotFoundError(f"{directory / PARAMS_FILE} is missing")
     card = json.loads((directory / CARD_FILE).read_text())
     arch = card["architecture"]
-    spec = NetSpec(arch["encoding_shape"], arch["actions"], arch["channels"], arch["hidden"],
-                   arch.get("action_features", ()))
     params = flax_msgpack.read_params(directory / PARAMS_FILE)
-    return Checkpoint(directory, card, make_game(card["game"]), spec, params, NumpyNet(spec, params))
+    kind = arch.get("network", "mlp")
+    if kind == "mlp":
+        spec = NetSpec(arch["encoding_shape"], arch["actions"], arch["channels"], arch["hidden"],
+                       arch.get("action_features", ()))
+        return Checkpoint(directory, card, make_game(card["game"]), spec, params, NumpyNet(spec, params))
+    if kind not in NETWORK_KINDS:
+        raise ValueError(f"{directory}: its card names a network kind {kind!r}; known: mlp, {', '.join(NETWORK_KINDS)}")
+    module, name = NETWORK_KINDS[kind].split(":")
+    try:
+        spec, net = getattr(importlib.import_module(module), name)(arch, params)
+    except ValueError as problem:
+        raise ValueError(f"{directory}: {problem}") from None
+    return Checkpoint(directory, card, make_game(card["game"]), spec, params, net)

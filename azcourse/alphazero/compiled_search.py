@@ -28,6 +28,13 @@ The lockstep
     and ``_expand`` adds the leaves' edges and backs their values up. Within a game the simulations
     stay sequential, exactly as in one search. ``play_games`` refills a slot with the next game as
     soon as one ends, so the batch stays full.
+Pattern tables in the search (Othello)
+    With an ``ntuple.kernels.Tables`` in place of ``forward_many`` (``network = "ntuple"``) nothing
+    leaves compiled code during a search: each round runs every slot's whole search (``_search_all``),
+    in the order one search makes its simulations, each node's value from the tables when it is added
+    and its children's priors (the softmax of the tables' logits over the legal actions, as
+    ``Predictor`` and ``MCTS`` make them, to the last bits) when a simulation first leaves it
+    (``_simulate_tables``): the same search, and most leaves, never left, cost their value alone.
 The trees (``Trees``)
     All the games' trees share one pool of nodes and one of edges; a node's edges (its legal
     actions, increasing) are contiguous. A child is always added after its parent, so a node's index
@@ -59,6 +66,7 @@ from azcourse.othello import compiled as othello_rules
 from azcourse.othello.game import Othello
 
 from .config import ConfigError
+from .ntuple import kernels as ntuple_kernels
 from .selfplay import SelfPlayGame
 
 OTHELLO, HEX = 0, 1  # the games the compiled rules know
@@ -138,7 +146,8 @@ class Trees(NamedTuple):
         visits: int64 ``N(s)``: 1 for the evaluation that added the node, plus one per simulation through it.
         value: float64, the network's value of the position for its player to move (Gumbel's mixed value).
         edge0: int64, the node's first edge; edges: int64, its number of edges (its legal actions), -1
-            until the network has evaluated it, 0 at a terminal node.
+            until the network has evaluated it (pattern tables: until a simulation first leaves it), 0 at a
+            terminal node.
     Edges (the first ``used[1]`` entries):
         action: int64; prior: float64 ``P(s, a)`` (with noise at a root); n: int64 ``N(s, a)``;
         w: float64 ``W(s, a)``, the summed results of the player who chooses at ``s``; child: int64, -1
@@ -542,6 +551,111 @@ def _expand(trees, slots, settings, kind, size, m, exp_logits, values, scratch):
             slots.phase[slot] = CHOOSE
 
 
+# -- pattern tables in the search -----------------------------------------------------------------------
+@numba.njit(cache=True)
+def _view(trees, node):
+    """The discs of ``node``'s player to move and the opponent's (uint64)."""
+    if trees.player[node] == 0:
+        return trees.first[node], trees.second[node]
+    return trees.second[node], trees.first[node]
+
+
+@numba.njit(cache=True)
+def _node_value(trees, node, tables):
+    """The pattern tables' value of the Othello decision node ``node`` for its player to move (stored, returned)."""
+    own, opp = _view(trees, node)
+    value = trees.value[node] = ntuple_kernels.value(tables, own, opp)
+    return value
+
+
+@numba.njit(cache=True)
+def _node_priors(trees, node, size, table, tables, scratch, logits):
+    """Give ``node`` (valued) one edge per legal action, with the softmax of the tables' logits over them as
+    prior (``Predictor``'s softmax renormalised over the legal actions, as ``MCTS`` makes it, to the last bits)."""
+    k = othello_rules.legal_actions(size, trees.moves[node], trees.result[node], scratch)
+    own, opp = _view(trees, node)
+    ntuple_kernels.child_logits(tables, table, own, opp, scratch, k, logits)
+    top = logits[0]
+    for j in range(1, k):
+        top = max(top, logits[j])
+    e0 = trees.used[1]
+    trees.used[1] += k
+    total = 0.0
+    for j in range(k):
+        e = e0 + j
+        trees.action[e] = scratch[j]
+        trees.prior[e] = math.exp(logits[j] - top)
+        total += trees.prior[e]
+        trees.n[e], trees.w[e], trees.child[e] = 0, 0.0, -1
+    for e in range(e0, e0 + k):
+        trees.prior[e] /= total
+    trees.edge0[node], trees.edges[node] = e0, k
+
+
+@numba.njit(cache=True)
+def _simulate_tables(trees, slots, settings, size, table, tables, scratch, logits, slot):
+    """``_simulate`` with the pattern tables: a node gets its value when it is added and its edges (the
+    children's priors) when a simulation first leaves it, so a leaf no simulation passes again costs its
+    value alone; the search is the same as with both at once. The new leaf, valued (to be backed up), or -1
+    when the simulation ended at a terminal node (then it is backed up here)."""
+    node, depth = slots.root[slot], 0
+    while trees.result[node] < 0:
+        if trees.edges[node] < 0:
+            _node_priors(trees, node, size, table, tables, scratch, logits)
+        e = _root_edge(trees, slots, settings, slot, node) if depth == 0 else _interior_edge(trees, settings, node)
+        slots.path_node[slot, depth], slots.path_edge[slot, depth] = node, e
+        depth += 1
+        child = trees.child[e]
+        if child < 0:
+            first, second, moves, player, result = othello_rules.play(size, table, trees.first[node],
+                                                                      trees.second[node], trees.player[node],
+                                                                      trees.action[e])
+            child = trees.child[e] = _new_node(trees, first, second, moves, player, result)
+            if result < 0:
+                slots.depth[slot], slots.leaf[slot] = depth, child
+                _node_value(trees, child, tables)
+                return child
+        node = child
+    slots.depth[slot] = depth
+    result = trees.result[node]
+    value0 = 0.0 if result == DRAW else (1.0 if result == 0 else -1.0)
+    _backup(trees, slots, slot, value0, -value0)
+    return -1
+
+
+@numba.njit(cache=True)
+def _search_all(trees, slots, settings, size, table, tables, scratch, logits):
+    """One round with the pattern tables: every slot that awaits its root's evaluation or searches runs its
+    whole search (``_descend`` and ``_expand``'s steps, each leaf evaluated at once) and awaits its move."""
+    for slot in range(len(slots.root)):
+        if slots.phase[slot] == EVALUATE:
+            root = slots.root[slot]
+            _node_value(trees, root, tables)
+            _node_priors(trees, root, size, table, tables, scratch, logits)
+            slots.phase[slot] = SEARCH
+        if slots.phase[slot] != SEARCH:
+            continue
+        if slots.noisy[slot]:
+            _mix_noise(trees, slots, settings, slot)
+        while slots.done[slot] < settings.simulations:
+            leaf = _simulate_tables(trees, slots, settings, size, table, tables, scratch, logits, slot)
+            if leaf >= 0:
+                value0 = trees.value[leaf] if trees.player[leaf] == 0 else -trees.value[leaf]
+                _backup(trees, slots, slot, value0, -value0)
+        slots.phase[slot] = CHOOSE
+
+
+@numba.njit(cache=True)
+def _ready_roots(trees, slots, size, table, tables, finished, results, legal, scratch, logits):
+    """After ``_advance`` with pattern tables: a kept subtree's root that no simulation left yet gets its
+    edges now (its root noise needs them); ``legal[j]`` becomes their number."""
+    for j in range(len(finished)):
+        root = slots.root[finished[j]]
+        if results[j] < 0 and slots.phase[finished[j]] == SEARCH and trees.edges[root] < 0:
+            _node_priors(trees, root, size, table, tables, scratch, logits)
+            legal[j] = trees.edges[root]
+
+
 # -- between moves -------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _set_root(trees, slots, kind, size, slot, first, second, moves, player, result, scratch):
@@ -674,15 +788,26 @@ class Lockstep:
         rules: ``rules_for(game)``.
         config: the search's ``MCTSConfig``; what it cannot do is refused (``refuse_unsupported``).
         slots: searches at once, the rows of a network batch.
+        tables: None (``step`` calls a ``forward_many``), or an ``ntuple.kernels.Tables`` of the game's
+            board: ``step`` evaluates every leaf with it in compiled code (Othello only).
+    Raises:
+        ConfigError: pattern tables for another game or board size.
     """
 
-    def __init__(self, rules: Rules, config: MCTSConfig, slots: int):
+    def __init__(self, rules: Rules, config: MCTSConfig, slots: int, tables: ntuple_kernels.Tables | None = None):
         refuse_unsupported(config)
+        if tables is not None and (rules.kind != OTHELLO or tables.layout.size != rules.size):
+            raise ConfigError(f"pattern tables of a {tables.layout.size} x {tables.layout.size} Othello board "
+                              "cannot evaluate this game: network = \"ntuple\" is for Othello")
+        self.tables = tables
         self.rules, self.config, self.gumbel = rules, config, config.root_policy == "gumbel"
         self.settings = Settings(config.simulations, config.c_base, config.c_init, config.unvisited_value,
                                  config.dirichlet_fraction, GUMBEL if self.gumbel else PUCT, config.c_visit,
                                  config.c_scale, rules.actions, COMPENSATED_SUM)
         self.reserve = (slots * (config.simulations + 2), slots * rules.actions)  # a round's most new nodes, edges
+        if tables is not None:  # a round is every slot's whole search
+            self.reserve = (self.reserve[0], slots * (config.simulations + 1) * rules.actions)
+            self.logits = np.zeros(rules.actions)
         self.trees = empty_trees(4 * self.reserve[0], 4 * self.reserve[1])
         i64 = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
         self.slots = Slots(np.full(slots, -1), np.full(slots, IDLE), i64(slots), np.zeros((slots, rules.actions)),
@@ -714,12 +839,16 @@ class Lockstep:
             self.slots.noise[slot, :legal] = self.rngs[slot].dirichlet(np.full(legal, c.dirichlet_alpha))
             self.slots.noisy[slot] = True
 
-    def step(self, forward_many: Callable) -> np.ndarray:
+    def step(self, forward_many: Callable | None = None) -> np.ndarray:
         """One round: every searching slot walks to its next leaf, the leaves go to ``forward_many``
         (float32 ``(m, *encoding_shape)`` -> logits ``(m, A)``, values ``(m,)``) in one call, the results go
-        back up. Returns the slots whose search has finished (int64), their move to be chosen."""
+        back up; with the Lockstep's ``tables`` (``forward_many`` unused) every search runs to its end in
+        compiled code. Returns the slots whose search has finished (int64), their move to be chosen."""
         self._make_room()
         r, trees, slots = self.rules, self.trees, self.slots
+        if self.tables is not None:
+            _search_all(trees, slots, self.settings, r.size, r.table, self.tables, self.scratch, self.logits)
+            return np.flatnonzero(slots.phase == CHOOSE)
         m = _descend(trees, slots, self.settings, r.kind, r.size, r.table, self.x)
         if m:
             logits, values = forward_many(self.x[:m].reshape(m, *r.shape))
@@ -749,6 +878,9 @@ class Lockstep:
         results, legal = np.full(len(finished), -1), np.zeros(len(finished), np.int64)
         _advance(self.trees, self.slots, r.kind, r.size, r.table, finished, actions, reuse and not self.gumbel,
                  results, legal, self.scratch)
+        if self.tables is not None:
+            _ready_roots(self.trees, self.slots, r.size, r.table, self.tables, finished, results, legal, self.scratch,
+                         self.logits)
         for slot, result, count in zip(finished.tolist(), results.tolist(), legal.tolist()):
             if result < 0:
                 self._draw_noise(slot, count)
@@ -786,16 +918,18 @@ def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_mov
 
     Args:
         forward_many: float32 ``(m, *encoding_shape)`` -> (logits ``(m, A)``, values ``(m,)``), e.g.
-            ``NumpyNet.forward`` or ``Predictor.forward_many``.
+            ``NumpyNet.forward`` or ``Predictor.forward_many``; or an ``ntuple.kernels.Tables`` (Othello), whose
+            evaluations stay in compiled code (``Lockstep``'s ``tables``).
 
     Returns:
         One ``SelfPlayGame`` per generator, in order.
 
     Raises:
-        ConfigError: the game is neither Othello nor Hex.
+        ConfigError: the game is neither Othello nor Hex (or pattern tables for another game).
     """
     rules = rules_for(game)
-    lock = Lockstep(rules, config, min(batch, len(rngs)))
+    tables = forward_many if isinstance(forward_many, ntuple_kernels.Tables) else None
+    lock = Lockstep(rules, config, min(batch, len(rngs)), tables)
     records = [([], [], []) for _ in rngs]  # xs, pis, movers of each game
     played: list = [None] * len(rngs)
     playing = np.full(len(lock.slots.root), -1)  # the game in each slot

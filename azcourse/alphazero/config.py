@@ -19,6 +19,7 @@ from azcourse.run_config import parse_override  # noqa: F401  (``--set``, for th
 OPTIMIZERS = ("adam", "sgd")
 INFERENCE = ("numpy", "jax")
 SEARCH_PATHS = ("generic", "compiled")
+NETWORKS = ("mlp", "ntuple")
 # The trainer's self-play search where it differs from ``MCTSConfig``'s defaults, which hold every other knob's
 SELF_PLAY_DEFAULTS = {"simulations": 50, "tree_policy": "puct", "dirichlet_alpha": 0.3}
 # Keys of the search that stood at the top level before the ``[search]`` table (old run folders and cards)
@@ -102,6 +103,12 @@ class AlphaZeroConfig:
             in the iterations after ``sample_symmetries_from`` (0: all); the window keeps one image of each
             position (see ``samples_symmetries``). For games with too many images to store (``symmetries``).
         replay_positions: the replay window: the most recent positions kept (images included).
+        network: the kind of network: ``"mlp"`` (dense layers after optional convolutions, ``network``) or
+            ``"ntuple"`` (Othello's pattern tables, ``ntuple``: ``channels``, ``hidden`` and ``action_head``
+            unused; numpy inference; its leaves evaluated inside the compiled search).
+        ntuple_phases, ntuple_temperature: the pattern tables' game phases (sets of tables by disc count)
+            and the children's values' softmax temperature at the start (learned after); ``network =
+            "ntuple"`` only.
         channels: 3x3 convolution layers (output channels; ``[]`` for none), for games whose
             encoding is ``(C, H, W)``.
         hidden: dense layers after the convolutions (widths).
@@ -170,6 +177,9 @@ class AlphaZeroConfig:
     sample_symmetries: bool = False
     sample_symmetries_from: int = 0
     replay_positions: int = 50_000
+    network: str = "mlp"
+    ntuple_phases: int = 6
+    ntuple_temperature: float = 0.25
     channels: tuple = ()
     hidden: tuple = (64, 64)
     action_head: bool = False
@@ -229,6 +239,12 @@ class AlphaZeroConfig:
              "symmetries (store every image) and sample_symmetries (draw one per minibatch row) exclude each other"),
             (self.sample_symmetries_from >= 0, "sample_symmetries_from must be 0 or more"),
             (self.replay_positions >= 1, "replay_positions must be at least 1"),
+            (self.network in NETWORKS, f"network must be one of {', '.join(NETWORKS)}"),
+            (self.ntuple_phases >= 1 and self.ntuple_temperature > 0,
+             "ntuple_phases must be at least 1 and ntuple_temperature positive"),
+            (self.network == "mlp" or (self.inference == "numpy" and not self.action_head),
+             "network = \"ntuple\" needs inference = \"numpy\" and no action_head (the tables are evaluated "
+             "in numba; jax and the action head are the MLP's)"),
             (all(isinstance(w, int) and w >= 1 for w in (*self.channels, *self.hidden)),
              "channels and hidden must be lists of positive integers, e.g. [64, 64] (or [])"),
             (self.optimizer in OPTIMIZERS, f"optimizer must be one of {', '.join(OPTIMIZERS)}"),

@@ -12,17 +12,42 @@ target; see ``selfplay``) the policy term is the mean over the positions that ha
 ``sum_i w_i (-sum_a pi_i(a) log p_i(a)) / max(sum_i w_i, 1)``, while the value term keeps every
 position; without ``w`` the loss is the one above, computed exactly as before the weights existed.
 The three terms are returned apart (``TERMS``) so that each can be logged; the L2 term covers the
-kernels of every layer, not the biases.
+kernels of every layer, not the biases. The network is the Flax MLP (``flax_net``) or, for an
+``ntuple.NTupleSpec``, the pattern tables' JAX model (``ntuple.model``: ``x`` is then the dict of gathers
+``ntuple.kernels.features`` computes, with the same leading shapes); ``model_for`` and ``initial_params``
+choose by the shape.
 """
 from __future__ import annotations
 
 import functools
 from typing import Callable
 
-from .flax_net import make_module
+from .flax_net import init_params, make_module
 from .network import NetSpec
+from .ntuple.patterns import NTupleSpec
 
 TERMS = ("value_loss", "policy_loss", "l2")
+
+
+def model_for(spec: NetSpec | NTupleSpec):
+    """What the loss applies: ``flax_net.make_module(spec)``, or the pattern tables' ``ntuple.model``."""
+    if isinstance(spec, NTupleSpec):
+        from .ntuple.model import make_model
+
+        return make_model(spec)
+    return make_module(spec)
+
+
+def initial_params(spec: NetSpec | NTupleSpec, seed: int) -> dict:
+    """A run's first parameters: ``flax_net.init_params(spec, seed)``, or the pattern tables' (zero tables,
+    ``ntuple.init_params``; no randomness) as JAX arrays."""
+    if isinstance(spec, NTupleSpec):
+        import jax
+
+        from .ntuple.patterns import init_params as tables
+
+        return jax.tree_util.tree_map(jax.numpy.asarray, tables(spec))
+    return init_params(spec, seed)
 
 
 def make_optimizer(name: str, learning_rate: float):
@@ -86,9 +111,9 @@ def make_train_steps(loss: Callable, optimizer) -> Callable:
 
 
 @functools.lru_cache(maxsize=8)
-def training_for(spec: NetSpec, optimizer: str, learning_rate: float, value_weight: float,
+def training_for(spec: NetSpec | NTupleSpec, optimizer: str, learning_rate: float, value_weight: float,
                  weight_decay: float) -> tuple:
     """``(optimizer, steps)`` for a network shape and these settings, built once per process, so
     that a run continued (or repeated) in the same process reuses the compiled program."""
     tx = make_optimizer(optimizer, learning_rate)
-    return tx, make_train_steps(make_loss(make_module(spec), value_weight, weight_decay), tx)
+    return tx, make_train_steps(make_loss(model_for(spec), value_weight, weight_decay), tx)

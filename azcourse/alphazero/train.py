@@ -19,7 +19,9 @@ Each iteration:
    row a random symmetry image of itself with ``sample_symmetries``), loss = value MSE + policy
    cross-entropy (over the positions with a policy target) + L2 (``learn``), at the iteration's
    learning rate (``AlphaZeroConfig.learning_rate_at``: constant, or annealed after
-   ``anneal_start``); the mean of each term is logged.
+   ``anneal_start``); the mean of each term is logged. The network is the MLP or, with ``network =
+   "ntuple"``, Othello's pattern tables (``ntuple``), whose minibatches are turned into the tables'
+   gathers (``ntuple.kernels.features``) ``FEATURE_CHUNK`` steps at a time.
 4. Gating (``gate_games > 0``): the new network plays the best one; it becomes the best if its
    score rate reaches ``gate_threshold``. Without gating the new network is always the best.
 5. Bookkeeping: one row of ``log.csv``, the best network to ``best/`` (a checkpoint with its card;
@@ -58,18 +60,19 @@ from . import learn, searches
 from .agent import AlphaZeroAgent
 from .checkpoints import BEST_DIR, FORMAT, save_checkpoint, write_atomic
 from .config import AlphaZeroConfig, ConfigError, to_toml
-from .flax_net import init_params
-from .network import NetSpec, param_count
+from .network import param_count
+from .ntuple.patterns import NTupleSpec
 from .replay import ReplayWindow, random_images
 from .selfplay import play_game, positions
 from .warm_start import warm_start
-from .workers import check_guide, leaf_evaluator, make_pool, predictor_for
+from .workers import check_guide, leaf_evaluator, make_pool, network_spec, predictor_for
 
 LOG_FILE, CHECKPOINTS = "log.csv", "checkpoints"  # and the run folder's CONFIG_FILE, RESUME_FILE (run_config)
 LOG_FIELDS = ("iteration", "games", "positions", "replay", "mean_moves", "draw_rate", *learn.TERMS, "total_loss",
               "learning_rate", "selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "gate_score", "accepted",
               "wall_s")
 TIMING_FIELDS = ("selfplay_s", "train_s", "moves_per_s", "simulations_per_s", "wall_s")
+FEATURE_CHUNK = 25  # training steps whose pattern-table gathers are computed at once (~60 MB at batch 512, 8x8)
 # keys that may change when a run continues (the schedules only where the iterations done keep theirs: ``restore``)
 RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path",
                      "anneal_start", "learning_rate_final", "average_from", "guide_prior_mix", "guide_value_mix",
@@ -119,13 +122,10 @@ class Run:
                 make_teacher(config.game)
             except ValueError as problem:
                 raise ConfigError(str(problem)) from None
-        try:
-            self.spec = NetSpec.for_game(self.game, config.channels, config.hidden, config.action_head)
-        except ValueError as problem:
-            raise ConfigError(str(problem)) from None
+        self.spec = network_spec(config, self.game)
         self.optimizer, self.steps = learn.training_for(self.spec, config.optimizer, config.learning_rate,
                                                         config.value_weight, config.weight_decay)
-        self.params = self.best_params = init_params(self.spec, config.seed)
+        self.params = self.best_params = learn.initial_params(self.spec, config.seed)
         self.average = None
         self.opt_state = self.optimizer.init(self.params)
         self.replay = ReplayWindow(config.replay_positions, self.spec.encoding_shape, self.spec.actions)
@@ -212,13 +212,20 @@ class Run:
 def make_card(run: Run, params, iteration: int, figures: dict, command: str) -> dict:
     """The card of a checkpoint of ``run`` (see ``checkpoints``)."""
     c = run.config
+    if isinstance(run.spec, NTupleSpec):
+        kind = {"type": "pattern tables (n-tuples) tied under the board's 8 symmetries, by game phase",
+                "policy_head": "softmax of the children's values (the same tables) at a learned temperature, "
+                               "plus a prior bias per phase and class of squares"}
+    else:
+        kind = {"type": ("3x3 convolutions + " if c.channels else "") + "MLP, ReLU; policy and value heads",
+                "policy_head": "logits over the whole action space (softmax)"}
     return {
         "name": f"{c.game}_az_iter_{iteration}",
         "format": FORMAT,
         "game": run.game.name,
-        "architecture": {"type": ("3x3 convolutions + " if c.channels else "") + "MLP, ReLU; policy and value heads",
+        "architecture": {"type": kind["type"],
                          "input": f"{type(run.game).__module__}.{type(run.game).__name__}.encode",
-                         **run.spec.as_dict(), "policy_head": "logits over the whole action space (softmax)",
+                         **run.spec.as_dict(), "policy_head": kind["policy_head"],
                          "value_head": "tanh, the result expected by the player to move",
                          "param_count": param_count(params)},
         "play": searches.card_play(c),
@@ -285,14 +292,32 @@ def fit(run: Run, steps: int | None = None) -> dict:
     # without cheap moves every position has a policy target: today's loss, without the weights
     ws = ws if c.cheap_fraction > 0 else None
     learning_rate = c.learning_rate_at(run.iteration + 1)
-    run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs, ws,
-                                                 learning_rate / c.learning_rate)
+    if isinstance(run.spec, NTupleSpec):
+        terms = _fit_tables(run, xs, pis, zs, ws, learning_rate / c.learning_rate)
+    else:
+        run.params, run.opt_state, terms = run.steps(run.params, run.opt_state, xs, pis, zs, ws,
+                                                     learning_rate / c.learning_rate)
     means = np.asarray(terms, np.float64).mean(axis=0)
     row = {key: round(float(value), 5) for key, value in zip(learn.TERMS, means)}
     row["total_loss"] = round(float(c.value_weight * means[0] + means[1] + means[2]), 5)
     row["learning_rate"] = float(f"{learning_rate:.6g}")
     row["train_s"] = round(time.perf_counter() - started, 3)
     return row
+
+
+def _fit_tables(run: Run, xs, pis, zs, ws, scale: float) -> np.ndarray:
+    """``run.steps`` on the pattern tables: the minibatches ``xs`` (encodings ``(S, B, 3, n, n)``) as the tables'
+    gathers (``ntuple.kernels.features``), ``FEATURE_CHUNK`` steps at a time; float32 ``(S, 3)``: each step's
+    loss terms."""
+    from .ntuple.kernels import features
+
+    terms = []
+    for start in range(0, len(xs), FEATURE_CHUNK):
+        part = slice(start, start + FEATURE_CHUNK)
+        run.params, run.opt_state, done = run.steps(run.params, run.opt_state, features(run.spec, xs[part]),
+                                                    pis[part], zs[part], None if ws is None else ws[part], scale)
+        terms.append(np.asarray(done))
+    return np.concatenate(terms)
 
 
 def gate(run: Run) -> dict:

@@ -3,7 +3,8 @@
 A ``SelfPlayWorker`` plays the games whose seeds it is given: ``selfplay_batch`` games at a time in
 lockstep (``selfplay.play_games``), the leaves of their searches evaluated in one network call
 (``NetworkEvaluator.many``: ``NumpyNet.forward`` or ``flax_net.jax_forward_many``); with
-``search_path = "compiled"`` the games go to ``compiled_search.play_games`` instead (Othello and Hex).
+``search_path = "compiled"`` the games go to ``compiled_search.play_games`` instead (Othello and Hex;
+with ``network = "ntuple"`` the pattern tables themselves, evaluated inside the compiled search).
 Game ``i`` draws everything from ``numpy.random.default_rng(seeds[i])``, so which worker plays it does
 not matter.
 
@@ -41,6 +42,7 @@ from azcourse.registry import make_game
 from . import searches
 from .config import AlphaZeroConfig, ConfigError
 from .network import NetSpec, NumpyNet, Predictor
+from .ntuple.patterns import NTupleSpec
 from .selfplay import SelfPlayGame, play_games
 
 
@@ -61,15 +63,42 @@ def check_guide(config: AlphaZeroConfig, game) -> None:
                           f"{config.game} has none (set both to 0)")
 
 
+def network_spec(config: AlphaZeroConfig, game) -> NetSpec | NTupleSpec:
+    """The shape of the config's network for ``game``: the MLP's ``NetSpec`` or the pattern tables'
+    ``NTupleSpec`` (``config.network``).
+
+    Raises:
+        ConfigError: the game does not suit the network (an action head without action features, pattern
+            tables for a game other than Othello).
+    """
+    try:
+        if config.network == "ntuple":
+            return NTupleSpec.for_game(game, config.ntuple_phases, config.ntuple_temperature)
+        return NetSpec.for_game(game, config.channels, config.hidden, config.action_head)
+    except ValueError as problem:
+        raise ConfigError(str(problem)) from None
+
+
+def numpy_network(spec: NetSpec | NTupleSpec, params):
+    """The forward pass for search and play of either kind of network: ``NumpyNet``, or the pattern tables'
+    ``ntuple.kernels.NTupleNet`` (the same ``forward`` and ``__call__``)."""
+    if isinstance(spec, NTupleSpec):
+        from .ntuple.kernels import NTupleNet
+
+        return NTupleNet(spec, params)
+    return NumpyNet(spec, params)
+
+
 def host_params(params) -> dict:
     """``params`` as nested dicts of numpy arrays (what crosses to a worker: no JAX needed to read it)."""
     return {layer: {name: np.asarray(value) for name, value in leaves.items()} for layer, leaves in params.items()}
 
 
-def predictor_for(config: AlphaZeroConfig, game, spec: NetSpec, params) -> Predictor:
-    """The network of ``params`` as a ``Predictor`` with a batched forward pass (``config.inference``)."""
+def predictor_for(config: AlphaZeroConfig, game, spec: NetSpec | NTupleSpec, params) -> Predictor:
+    """The network of ``params`` as a ``Predictor`` with a batched forward pass (``config.inference``; the
+    pattern tables always numpy's, ``numpy_network``)."""
     if config.inference == "numpy":
-        net = NumpyNet(spec, params)
+        net = numpy_network(spec, params)
         return Predictor(game, net, forward_many=net.forward)
     from .flax_net import jax_forward, jax_forward_many
 
@@ -86,7 +115,7 @@ class SelfPlayWorker:
     def __init__(self, config: dict):
         self.config = AlphaZeroConfig(**config)
         self.game = make_game(self.config.game)
-        self.spec = NetSpec.for_game(self.game, self.config.channels, self.config.hidden, self.config.action_head)
+        self.spec = network_spec(self.config, self.game)
         self.cheap = searches.cheap(self.config)
         check_guide(self.config, self.game)
         if self.config.search_path == "compiled":
@@ -98,15 +127,20 @@ class SelfPlayWorker:
         """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order, as the
         config plays them in ``iteration`` (its full searches' ``simulations_at``, its ``guide_at``)."""
         c, game = self.config, self.game
-        predictor = predictor_for(c, game, self.spec, params)
         settings = searches.full(c, iteration)
         if c.search_path == "compiled":
             from . import compiled_search
 
             rngs = [np.random.default_rng(int(seed)) for seed in seeds]
-            return compiled_search.play_games(game, predictor.forward_many, settings, c.temperature_moves, rngs,
-                                              c.reuse_tree, c.selfplay_batch)
-        evaluator = leaf_evaluator(c, predictor, iteration)
+            if isinstance(self.spec, NTupleSpec):  # the tables, evaluated inside the compiled search
+                from .ntuple.kernels import tables_of
+
+                leaves = tables_of(self.spec, params)
+            else:
+                leaves = predictor_for(c, game, self.spec, params).forward_many
+            return compiled_search.play_games(game, leaves, settings, c.temperature_moves, rngs, c.reuse_tree,
+                                              c.selfplay_batch)
+        evaluator = leaf_evaluator(c, predictor_for(c, game, self.spec, params), iteration)
         played = []
         for start in range(0, len(seeds), c.selfplay_batch):
             rngs = [np.random.default_rng(int(seed)) for seed in seeds[start:start + c.selfplay_batch]]

@@ -9,6 +9,9 @@ with a trained network, joins the command line by one more entry here.
     greedy  the move that leaves the mover the most discs; ties to the lowest action index.
     uct     plain UCT with uniformly random rollouts, ``simulations`` search games per move
             (``azcourse.core.agents``).
+    classical  the classical yardstick (``azcourse.othello.yardstick``): compiled alpha-beta to 6 plies
+            with a hand-made evaluation, the exact endgame from 12 empty squares; ``classical:<depth>``
+            names other depths (``azcourse.registry.make_classical``).
 
 The players of the planning tutorial read the shipped network (``ckpts/<game name>/``, the best
 network of its AlphaZero run; only 6x6 has one) through ``azcourse.core.planners``:
@@ -84,10 +87,21 @@ def alphazero_agent(game: Othello, rng: np.random.Generator, simulations: int, s
     return shipped_agent(game, rng, simulations, source)
 
 
+CLASSICAL_DEPTH = 6  # plies of ``play.py othello --opponent classical`` (the yardstick's DEFAULT_DEPTH; a test holds them equal)
+
+
+def classical(game: Othello):
+    """The classical yardstick at its default depth (``azcourse.othello.yardstick``, numba: by name through the registry)."""
+    from ..registry import classical_agent
+
+    return classical_agent(game, CLASSICAL_DEPTH)
+
+
 OPPONENTS: dict[str, Callable] = {
     "random": lambda game, rng, simulations: make_agent("random", game, rng),
     "greedy": lambda game, rng, simulations: GreedyAgent(game),
     "uct": lambda game, rng, simulations: make_agent("uct", game, rng, simulations),
+    "classical": lambda game, rng, simulations: classical(game),
     "value": lambda game, rng, simulations, source=None: ValueAgent(game, shipped_network(game, source)),
     "policy": lambda game, rng, simulations, source=None: PolicyNetAgent(game, shipped_network(game, source)),
     "monte-carlo": lambda game, rng, simulations, source=None: MonteCarloAgent(

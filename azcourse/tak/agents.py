@@ -10,6 +10,9 @@ command line by one more entry here.
               (``azcourse.core.agents``).
     mcts      the report's MCTS agent: UCT whose rollouts follow ``EpsilonGreedyRollout``.
     alphatak  PUCT search with the shipped network (``ckpts/tak<n>/``: 3x3 and 4x4).
+    classical:2, classical:3, classical:4
+              the classical yardstick, alpha-beta to that many plies with a hand-made evaluation
+              (``azcourse.tak.yardstick``; ties broken with the agent's generator); never used in training.
 """
 from __future__ import annotations
 
@@ -78,11 +81,23 @@ def alphatak_agent(game: Tak, rng: np.random.Generator, simulations: int, source
     return shipped_agent(game, rng, simulations, source, name="alphatak")
 
 
+def classical_opponent(depth: int) -> Callable:
+    """The builder of ``classical:<depth>``: the yardstick (``azcourse.tak.yardstick``, numba, imported only
+    when one is built) to ``depth`` plies, ties broken with ``rng``; ``simulations`` is unused."""
+    def build(game: Tak, rng: np.random.Generator, simulations: int):
+        from ..registry import classical_agent
+
+        return classical_agent(game, depth, rng)
+    return build
+
+
+CLASSICAL_DEPTHS = (2, 3, 4)  # the yardstick's depths named here; azcourse.registry.make_classical takes any
 OPPONENTS: dict[str, Callable] = {
     "random": lambda game, rng, simulations: make_agent("random", game, rng),
     "uct": lambda game, rng, simulations: make_agent("uct", game, rng, simulations),
     "mcts": report_mcts_agent,
     "alphatak": lambda game, rng, simulations, source=None: alphatak_agent(game, rng, simulations, source),
+    **{f"classical:{depth}": classical_opponent(depth) for depth in CLASSICAL_DEPTHS},
 }
 
 
