@@ -2,12 +2,16 @@
 
     python -m autograder build                        # release/ + solutions/ + gradebook, leak scan
     python -m autograder add-students roster.csv      # CSV with an `id` column, or one id per line
-    python -m autograder collect SUBMISSIONS[.zip] [--assignment ttt1_mcts]
+    python -m autograder collect SUBMISSIONS[.zip] [--assignment ttt1_mcts] [--times FILE]
+    python -m autograder deadlines                    # due dates, late policy, extensions (deadlines.toml)
     python -m autograder autograde [ASSIGNMENT ...] [--student ID ...] [--jobs N] [--regrade] [--unsafe-no-sandbox]
+                                                      [--ray auto|ADDRESS|local]   # on a Ray cluster
     python -m autograder export [--output grades.csv]
     python -m autograder feedback [ASSIGNMENT ...]
     python -m autograder leaks                        # scan release/, solutions/, feedback/
     python -m autograder report [ASSIGNMENT ...] [--output DIR]   # the class at a glance: HTML + JSON per assignment
+    python -m autograder similarity ASSIGNMENT [--top N] [--names]   # pairs of unusually alike answers
+    python -m autograder rejudge ASSIGNMENT [--test GRADE_ID ...] [--student ID ...]   # judges again, no kernel
     python -m autograder demo [ASSIGNMENT ...]        # build, grade the example submissions, print grades
     python -m autograder doctor                       # can student code be isolated here? if not, why
     python -m autograder bundle [ASSIGNMENT ...] [--output DIR]   # what students receive, one zip each
@@ -90,6 +94,36 @@ def demo(args) -> int:
     return 0
 
 
+def deadlines_text(course) -> str:
+    """The course's deadlines.toml in words, with the gradebook's due dates when it has been built."""
+    from . import deadlines
+
+    stored = None
+    if course.gradebook.exists() or not course.db_url.startswith("sqlite"):
+        from nbgrader.api import Gradebook
+        with Gradebook(course.db_url) as gb:
+            stored = {a.name: a.duedate for a in gb.assignments}
+    return deadlines.describe(course.deadlines(), course.assignments(), stored)
+
+
+def print_similarity(course, assignment: str, top: int, names: bool) -> None:
+    """The ranked pairs of `assignment` (autograder.similarity), students numbered as the class report numbers
+    them, or by id and name with `names`."""
+    from . import similarity
+    from .pipeline import GraderError, neutralise
+    from .report.render import pseudonyms
+
+    if top < 1:
+        raise GraderError(f"--top must be at least 1, not {top}")
+    if assignment not in course.assignments():
+        raise GraderError(f"no assignment named {assignment} (the course has: {', '.join(course.assignments())})")
+    students, full_names = similarity.roster(course)
+    number = pseudonyms(students)
+    label = ((lambda s: neutralise(s + (f" ({full_names[s]})" if s in full_names else ""))) if names
+             else (lambda s: f"student {number[s]}"))
+    print(similarity.format_pairs(similarity.class_similarity(course, assignment, top, students), label))
+
+
 def print_class_reports(course, assignments=None, output=None) -> None:
     """Write the class report of each assignment (autograder.report) and say where."""
     from . import report
@@ -98,14 +132,49 @@ def print_class_reports(course, assignments=None, output=None) -> None:
         print(f"class report: {html_path} (data: {json_path.name})")
 
 
+def rejudge(course, args) -> int:
+    """The rejudge step (autograder.rejudge) and what it did: the changes, the submissions left alone. Exit
+    status 1 when a kept file was refused, else 0."""
+    from . import rejudge as rejudging
+    from .pipeline import neutralise
+
+    outcome = rejudging.rejudge(course, args.assignment, args.test, args.student)
+    print(f"{len(outcome.changes)} verdict(s) changed, {outcome.unchanged} unchanged")
+    if outcome.changes:
+        print(rejudging.table(outcome))
+        withheld = {pair: why for pair, why in outcome.feedback.items() if why}
+        print(f"feedback regenerated for {len(outcome.feedback) - len(withheld)} student(s) in {course.feedback}"
+              + "".join(f"\n  {neutralise(s)}: {why}" for (_, s), why in sorted(withheld.items())))
+    if outcome.late:
+        print(f"late penalties left as graded ({len(outcome.late)}, computed from the old score): "
+              + ", ".join(map(neutralise, outcome.late)) + "; recompute them with "
+              + rejudging.regrade_command(course, args.assignment, {k.split("/")[0] for k in outcome.late}))
+    if outcome.not_kept:
+        print(f"left alone ({len(outcome.not_kept)}): " + "; ".join(f"{neutralise(k)}: {why}" for k, why
+                                                              in sorted(outcome.not_kept.items())))
+        students = sorted({key.split("/")[0] for key in outcome.not_kept})
+        print(f"  grade them again: {rejudging.regrade_command(course, args.assignment, students)}")
+    if outcome.untrusted:
+        print("\n".join(f"refused {neutralise(k)}: {why}" for k, why in sorted(outcome.untrusted.items())),
+              file=sys.stderr)
+        students = sorted({key.split("/")[0] for key in outcome.untrusted})
+        print(f"error: {len(outcome.untrusted)} kept file(s) refused, those grades left as they are; grade them "
+              f"again: {rejudging.regrade_command(course, args.assignment, students)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 EXAMPLES = """examples:
   python -m autograder build
   python -m autograder add-students roster.csv
   python -m autograder collect downloads.zip
+  python -m autograder deadlines
   python -m autograder autograde --jobs 2
   python -m autograder export --output grades.csv
   python -m autograder feedback ttt1_mcts
   python -m autograder report ttt1_mcts
+  python -m autograder similarity ttt1_mcts --top 10
+  python -m autograder rejudge ttt1_mcts --test test_get_action_prob
   python -m autograder --workspace /tmp/class demo ttt1_mcts"""
 
 
@@ -142,6 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", help="a folder or a zip of submissions (e.g. downloads.zip or incoming/)")
     p.add_argument("--assignment", metavar="NAME",
                    help="the assignment of files whose path does not name one (e.g. --assignment ttt1_mcts)")
+    p.add_argument("--times", metavar="FILE",
+                   help="the LMS's submission times: Canvas's submissions JSON or Moodle's grading worksheet CSV "
+                        "(e.g. --times submissions.json)")
+    command("deadlines", "show the due dates, late policy and extensions of deadlines.toml",
+            "Check and show the course's deadlines.toml (in the course root): each assignment's due date and hard "
+            "deadline, the late policy, what happens to a submission whose time is unknown, the extensions, and "
+            "whether the gradebook has the same due dates.", "python -m autograder deadlines")
     p = command("autograde", "grade the collected submissions in sandboxed kernels",
                 "Grade, in sandboxed kernels, every collected submission that has no finished grade yet (never "
                 "graded, interrupted, failed, or collected again since); each score prints as it finishes, then "
@@ -156,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="grade even though no sandbox can be started: student code runs with your rights, and "
                         "every row is marked UNSAFE")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="grade on the nodes of a Ray cluster, this machine keeping the gradebook: auto (the "
+                        "cluster this machine joined), local (a new one here) or HOST:PORT (e.g. --ray auto)")
     p = command("export", "grades CSV, one row per student and notebook",
                 "Write the grades CSV (nbgrader export): one row per student and notebook, a score and a reason "
                 "per graded cell.", "python -m autograder export --output grades.csv")
@@ -184,6 +263,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these assignments (default: all), e.g. ttt1_mcts")
     p.add_argument("--output", metavar="DIR",
                    help="folder for the reports (default: <reports>/class/), e.g. --output /tmp/class")
+    p = command("similarity", "pairs of submissions whose answers are unusually alike, ranked",
+                "Compare every submission's answer cells (code, and written answers as text) with every other's, "
+                "the release's lines (provided code, stubs, questions) removed, and print the pairs most alike "
+                "compared with the class, students numbered as in the class report. A reason to look, not proof.",
+                "python -m autograder similarity ttt1_mcts --top 10")
+    p.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment to compare, e.g. ttt1_mcts")
+    p.add_argument("--top", type=int, default=20, metavar="N", help="how many pairs to print (default 20), e.g. --top 10")
+    p.add_argument("--names", action="store_true",
+                   help="show the students' ids and names instead of their numbers, as the report's Show names "
+                        "button does (e.g. --names)")
+    p = command("rejudge", "judge the kept probe outputs again (no kernel), after a judge or points changed",
+                "Judge every graded submission's kept probe outputs again with the current judges and the source "
+                "notebook's points, without starting a kernel; write what changed (gradebook, autograded notebook, "
+                "report, feedback) and print who changed from what to what. Refuses when a probe, its cases or a "
+                "cell that ran in the kernels changed since, naming the command that grades those submissions "
+                "again.", "python -m autograder rejudge ttt1_mcts --test test_get_action_prob")
+    p.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment to rejudge, e.g. ttt1_mcts")
+    p.add_argument("--test", action="append", metavar="GRADE_ID",
+                   help="only this test cell; repeat for several (e.g. --test test_get_action_prob)")
+    p.add_argument("--student", action="append", metavar="ID",
+                   help="only this student; repeat for several (e.g. --student alice --student bob)")
     p = command("demo", "build, grade the example submissions, print the grade table",
                 "Build release/ and solutions/, then grade the bundled example submissions (full, blank, partial "
                 "and hostile) in a fresh workspace (autograder/demo/), printing each score as it finishes and the "
@@ -223,6 +323,9 @@ def main(argv=None) -> int:
                 print(f"wrote {path} (leak scan clean)")
             return 0
         course = _course(args)
+        if args.command == "deadlines":
+            print(deadlines_text(course))
+            return 0
         if args.command == "build":
             pipeline.build(course)
             print(f"built {course.release} (and solutions/); gradebook {course.gradebook}; no leaks found")
@@ -231,7 +334,7 @@ def main(argv=None) -> int:
             pipeline.add_students(course, students)
             print(f"{len(students)} student(s) in {course.gradebook}")
         elif args.command == "collect":
-            records = pipeline.collect(course, args.source, args.assignment)
+            records = pipeline.collect(course, args.source, args.assignment, times=args.times)
             for record in records:
                 release = record.get("release") or {}
                 made = ([] if release.get("current", True) else
@@ -245,8 +348,13 @@ def main(argv=None) -> int:
                   f"{sum(bool(r['flags']) for r in records)} flagged")
         elif args.command == "autograde":
             try:
-                results = pipeline.autograde(course, args.assignments or None, args.student, args.jobs or None,
-                                             unsafe_no_sandbox=args.unsafe_no_sandbox, regrade=args.regrade)
+                options = dict(assignments=args.assignments or None, students=args.student, jobs=args.jobs or None,
+                               unsafe_no_sandbox=args.unsafe_no_sandbox, regrade=args.regrade)
+                if args.ray:
+                    from . import cluster
+                    results = cluster.autograde(course, args.ray, **options)
+                else:
+                    results = pipeline.autograde(course, **options)
             except KeyboardInterrupt:
                 print_table(course, "interrupted: the submissions not graded show as \"not graded (interrupted)\" "
                                     "or \"not graded (run autograde)\"; `python -m autograder autograde` again "
@@ -290,6 +398,10 @@ def main(argv=None) -> int:
                 return 1
         elif args.command == "report":
             print_class_reports(course, args.assignments or None, args.output)
+        elif args.command == "similarity":
+            print_similarity(course, args.assignment, args.top, args.names)
+        elif args.command == "rejudge":
+            return rejudge(course, args)
         elif args.command == "leaks":
             from . import leaks
             leaks.check_markers(course.source)

@@ -22,6 +22,8 @@ Blackboard     ``<Assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>``    ``<u
                ``_<name>`` (the ``.txt`` receipts are ignored)
 Canvas         ``<name>_[late_]<userid>_<submissionid>_<name>``             ``doejane_4242``
                                                                             slug(name)_userid
+exchange       ``<student>+<assignment>+<time>[+<random>]/`` (a folder of   ``<student>``
+               nbgrader's exchange inbound; the latest one per student wins)
 nbgrader       ``<student>/`` (``<student>/<assignment>/<notebook>.ipynb``)  ``<student>``
 flat           ``<student>.ipynb`` or ``<student>.zip``                     ``<student>``
 =============  ==========================================================  ========================
@@ -38,14 +40,26 @@ flat           ``<student>.ipynb`` or ``<student>.zip``                     ``<s
   ``jane_doe_4242`` and Moodle participant 4242 "Jane Doe"; folders ``Alice`` and ``alice``;
   ``Jane Doe/`` and ``jane_doe/``; one Blackboard user in two assignments' downloads) are refused:
   none of their files is graded, and every record of both says which other identity claims the id.
-* One identity, several files for the same notebook: Blackboard's latest attempt wins (older
-  attempts are reported, not graded); otherwise the file with the notebook's own name wins, then the
-  first in name order; the others are reported, not graded.
+* One identity, several files for the same notebook: Blackboard's latest attempt (the exchange's
+  latest submission) wins (older ones are reported, not graded); otherwise the file with the
+  notebook's own name wins, then the first in name order; the others are reported, not graded.
 * Zips: a zip anywhere under an entry is the student's upload, unpacked safely (no absolute
   paths, no ``..``; only notebooks and zips are written, other files are just listed) within
   ``MAX_UPLOAD_BYTES`` / ``MAX_UPLOAD_MEMBERS`` (nested zips included, ``MAX_NESTING`` levels
   deep); the instructor's own zip within ``MAX_SOURCE_BYTES`` / ``MAX_SOURCE_MEMBERS``. What is
   skipped is reported. Hidden files and ``__MACOSX`` are ignored.
+
+When it was submitted
+=====================
+
+Each record says when its submission arrived (``submitted_at``, ``autograder.submission_times``):
+Blackboard's attempt time, nbgrader's ``timestamp.txt`` (``<student>/<assignment>/`` or the top of an
+exchange folder, never one inside a student's zip), or the LMS's export of submission times: the
+``times`` given (``--times FILE``) or such a file among the top-level entries (a Canvas submissions
+JSON, a Moodle grading worksheet CSV). Otherwise the time is unknown, with why; Canvas's ``late_``
+marker then says it was late. Each graded folder ``submitted/<student>/<assignment>/`` gets the
+latest time of its files as nbgrader's ``timestamp.txt`` (none, and an old one removed, when a time
+is unknown), so nbgrader itself sees it.
 
 What is repaired
 ================
@@ -87,10 +101,12 @@ import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
 
+from . import submission_times as times_of
 from .generation import release_version, stored_version
 from .reference import REPO_ROOT
 
@@ -107,7 +123,9 @@ VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MOODLE = re.compile(r"(?P<name>.+?)_(?P<number>\d+)_assignsubmission_[A-Za-z]+_(?P<original>.*)\Z", re.S)
 BLACKBOARD = re.compile(r"(?P<prefix>.+?)_attempt_(?P<time>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)"
                         r"(?:_(?P<original>.+)|(?P<ext>\.[^._]*))?\Z", re.S)
-CANVAS = re.compile(r"(?P<name>[^_\s]+)_(?:late_)?(?P<number>\d+)_\d+_(?P<original>.+)\Z", re.S | re.I)
+CANVAS = re.compile(r"(?P<name>[^_\s]+)_(?P<late>late_)?(?P<number>\d+)_\d+_(?P<original>.+)\Z", re.S | re.I)
+EXCHANGE = re.compile(r"(?P<student>[^+]+)\+(?P<assignment>[^+]+)\+(?P<time>[^+]+)(?:\+[^+]*)?\Z", re.S)
+TIMES_SUFFIXES = (".json", ".csv")  # a top-level file of these may be the LMS's submission times
 
 SUSPICIOUS_CODE = [
     (r"input_transformers|input_transformer_manager|ast_transformers|register_transformer|prefilter_manager",
@@ -233,15 +251,16 @@ class Collected:
     problems: list = field(default_factory=list)
     flags: list = field(default_factory=list)
     identity: str = ""             # who it arrived as ("Moodle participant 4242 (Jane Doe)")
-    layout: str = ""               # moodle, blackboard, canvas, nbgrader, flat
+    layout: str = ""               # moodle, blackboard, canvas, exchange, nbgrader, flat
     submitted: bool = False        # copied into submitted/ (it will be graded)
     release: dict | None = None    # the release it was made from (Release.describe(), plus "claimed", "how")
+    submitted_at: dict | None = None  # when it arrived (SubmittedAt.as_dict(); for a graded file, its folder's)
 
     def as_dict(self) -> dict:
         return {"student": self.student, "assignment": self.assignment, "notebook": self.notebook,
                 "origin": self.origin, "identity": self.identity, "layout": self.layout,
                 "submitted": self.submitted, "release": self.release, "problems": self.problems,
-                "flags": self.flags}
+                "flags": self.flags, "submitted_at": self.submitted_at}
 
 
 class Collection(list):
@@ -260,7 +279,9 @@ class Arrival:
     layout: str
     label: str                     # readable, for the instructor
     original: str | None = None    # the student's own file name (LMS files); None: a folder, <student>.ipynb
-    attempt: str = ""              # Blackboard attempt time stamp
+    attempt: str = ""              # Blackboard attempt time stamp; an exchange submission's UTC time (ISO)
+    late_marker: bool = False      # Canvas's late_ in the file name
+    hint: str = ""                 # the assignment the entry's name gives (exchange)
 
 
 def slug(text: str) -> str:
@@ -296,9 +317,16 @@ def arrival(name: str, is_dir: bool) -> Arrival | None:
         if canvas:
             number = canvas["number"]
             return Arrival(("canvas", number), f"{slug(canvas['name'])}_{number}", "canvas",
-                           f"Canvas user {number} ({canvas['name']})", canvas["original"])
+                           f"Canvas user {number} ({canvas['name']})", canvas["original"],
+                           late_marker=bool(canvas["late"]))
         stem = name[: -len(Path(name).suffix)] if Path(name).suffix.lower() in KEPT_SUFFIXES else name
         return Arrival(("name", stem), as_id(stem), "flat", f"submission {stem!r}")
+    exchange = EXCHANGE.match(name)
+    when = exchange and times_of.parse_timestamp(exchange["time"], "").utc
+    if when:
+        student = exchange["student"]
+        return Arrival(("name", student), as_id(student), "exchange", f"submission {student!r} (nbgrader exchange)",
+                       attempt=when.isoformat(timespec="microseconds"), hint=exchange["assignment"])
     return Arrival(("name", name), as_id(name), "nbgrader", f"submission {name!r}")
 
 
@@ -553,12 +581,13 @@ class _TooBig(Exception):
     pass
 
 
-def _extract(archive_path: Path, into: Path, budget: _Budget) -> list[str]:
+def _extract(archive_path: Path, into: Path, budget: _Budget, also_kept=lambda parts: False) -> list[str]:
     """Unpack a zip safely into `into`; returns what was skipped (with why).
 
     No absolute paths, drive letters or `..`; hidden files and __MACOSX are dropped; only notebooks
-    and zips get their content, other members become empty placeholders (their names are all
-    collect needs); the budget caps the members and the uncompressed bytes actually written.
+    and zips (and the members `also_kept(parts)` accepts) get their content, other members become
+    empty placeholders (their names are all collect needs); the budget caps the members and the
+    uncompressed bytes actually written.
     Raises zipfile.BadZipFile (or OSError) when the archive cannot be read at all.
     """
     skipped = []
@@ -579,7 +608,7 @@ def _extract(archive_path: Path, into: Path, budget: _Budget) -> list[str]:
                 continue
             budget.members -= 1
             target = into.joinpath(*parts)
-            keep = target.suffix.lower() in KEPT_SUFFIXES
+            keep = target.suffix.lower() in KEPT_SUFFIXES or also_kept(parts)
             if keep and member.file_size > budget.bytes:
                 skipped.append(f"{member.filename} (over {budget.max_bytes // 2**20} MB uncompressed)")
                 continue
@@ -618,6 +647,7 @@ class _Item:
     original: str | None           # the name to check against the notebook's (None: not checked)
     folders: tuple                 # folders between the entry (or archive) and the file
     attempt: str = ""
+    time: times_of.SubmittedAt | None = None  # when it arrived
 
 
 @dataclass
@@ -667,10 +697,53 @@ class _Submission:
             self.others.append(origin)
 
 
-def _submissions(root: Path, scratch: Path, notes: list) -> list[_Submission]:
-    """The top-level entries of `root`, grouped by the identity they arrived under."""
+def _arrival_time(who: Arrival, entry: Path, item: _Item, times: dict, zone) -> times_of.SubmittedAt:
+    """When `item` (a file of the top-level `entry`) was submitted, from what the source records."""
+    if who.layout == "blackboard":
+        return times_of.blackboard(who.attempt, zone)
+    if who.layout == "exchange":
+        stamp = entry / times_of.TIMESTAMP_FILE
+        if stamp.is_file():
+            return times_of.read_timestamp_file(stamp, f"{entry.name}/{stamp.name}")
+        return times_of.SubmittedAt(datetime.fromisoformat(who.attempt), f"nbgrader exchange folder name {entry.name}")
+    if who.layout == "nbgrader" and item.folders and item.path.is_relative_to(entry):  # not from a student's zip
+        stamp = entry / item.folders[0] / times_of.TIMESTAMP_FILE
+        if stamp.is_file():
+            return times_of.read_timestamp_file(stamp, f"{entry.name}/{item.folders[0]}/{stamp.name}")
+    if who.key in times:
+        found = times[who.key]
+        return times_of.SubmittedAt(found.utc, found.source, found.late_marker or who.late_marker, found.why)
+    if who.layout in ("canvas", "moodle"):
+        why = f"the {who.layout.capitalize()} download has no times: pass its export of submission times with --times"
+    else:
+        why = f"no {times_of.TIMESTAMP_FILE}" if who.layout == "nbgrader" else "a plain file records no time"
+    return times_of.unknown(f"{who.layout} file names", why, who.late_marker)
+
+
+def _times_files(root: Path, times: dict, zone, notes: list) -> set:
+    """Read the top-level files of `root` that are an LMS's submission times (CollectError when one is
+    but cannot be used) into `times`, under those already there; returns their names."""
+    read, found = set(), {}
+    for entry in sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in TIMES_SUFFIXES):
+        try:
+            table = times_of.recognise(entry, zone)
+        except times_of.TimesError as exc:
+            raise CollectError(str(exc)) from None
+        if table is not None:
+            found.update(table)
+            read.add(entry.name)
+            notes.append(f"submission times of {len(table)} student(s) read from {entry.name}")
+    times.update({key: value for key, value in found.items() if key not in times})
+    return read
+
+
+def _submissions(root: Path, scratch: Path, notes: list, times: dict, zone=None) -> list[_Submission]:
+    """The top-level entries of `root`, grouped by the identity they arrived under, each file with its time."""
     found = {}
+    skip = _times_files(root, times, zone, notes)
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
+        if entry.name in skip:
+            continue
         is_dir = entry.is_dir()
         if not is_dir and not entry.is_file():
             notes.append(f"ignored {entry.name}: neither a file nor a folder")
@@ -683,7 +756,12 @@ def _submissions(root: Path, scratch: Path, notes: list) -> list[_Submission]:
             continue
         submission = found.setdefault(who.key, _Submission(who.key, who.student, who.layout, who.label))
         submission.entries.append(entry.name + ("/" if is_dir else ""))
+        first = len(submission.items)
         submission.gather(entry, entry.name, who.original, who.attempt, scratch)
+        for item in submission.items[first:]:
+            item.time = _arrival_time(who, entry, item, times, zone)
+            if who.hint:  # an exchange folder's name gives the assignment: a hint, as an assignment folder is
+                item.folders = (who.hint, *item.folders)
     return sorted(found.values(), key=lambda s: (s.student.lower(), s.student, s.key))
 
 
@@ -711,11 +789,23 @@ def _impersonations(submission: _Submission, item: _Item, names: dict) -> list[s
     return sorted({names[c] for c in candidates if c in names and c not in own})
 
 
-def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: str | None = None) -> Collection:
-    """Copy (and repair) every notebook of `source` (a folder or a zip) into `submitted_dir`/<student>/<assignment>/.
+def _kept_from_source(parts) -> bool:
+    """Besides notebooks and zips, what the instructor's own zip keeps: nbgrader's timestamp.txt and
+    top-level files that may be the LMS's submission times."""
+    return parts[-1] == times_of.TIMESTAMP_FILE or (len(parts) == 1 and
+                                                     Path(parts[0]).suffix.lower() in TIMES_SUFFIXES)
 
+
+def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: str | None = None,
+            times: dict | None = None, lms_zone=None) -> Collection:
+    """Copy (and repair) every notebook of `source` (a folder or a zip) into `submitted_dir`/<student>/<assignment>/,
+    with nbgrader's timestamp.txt when the submission's time is known.
+
+    `times`: {(layout, LMS id): SubmittedAt} (``submission_times.read_times``, the ``--times`` file);
+    `lms_zone`: the ZoneInfo of LMS times written without a zone (deadlines.toml's ``lms_timezone``).
     Raises CollectError (nothing written) when the source does not exist, is neither a folder nor a
-    zip, holds no notebook at all, or when `assignment` is not one of the release's assignments.
+    zip, holds no notebook at all, holds a file of submission times that cannot be used, or when
+    `assignment` is not one of the release's assignments.
     """
     source = Path(source)
     if not source.exists():
@@ -737,12 +827,12 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
             root = scratch / "source"
             try:
                 skipped = _extract(source, root, _Budget(MAX_SOURCE_BYTES, MAX_SOURCE_MEMBERS,
-                                                         MAX_SOURCE_BYTES, MAX_SOURCE_MEMBERS))
+                                                         MAX_SOURCE_BYTES, MAX_SOURCE_MEMBERS), _kept_from_source)
             except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as exc:
                 raise CollectError(f"{source} is not a readable zip archive ({type(exc).__name__})") from None
             if skipped:
                 notes.append(f"{len(skipped)} file(s) of {source.name} skipped: {_listing(skipped, 10)}")
-        submissions = _submissions(root, scratch, notes)
+        submissions = _submissions(root, scratch, notes, dict(times or {}), lms_zone)
         if not any(s.items for s in submissions):
             raise CollectError(f"no notebook (.ipynb) found in {source}" +
                                (f" ({len(submissions)} submission(s) looked at, zips included)" if submissions else ""))
@@ -770,6 +860,7 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
                 hint = next((f for f in reversed(item.folders) if f in known), assignment)
                 nb, record = normalise(item.path, targets, submission.student, hint, item.original)
                 record.origin, record.identity, record.layout = item.origin, submission.label, submission.layout
+                record.submitted_at = item.time.as_dict() if item.time else None
                 record.problems += submission.problems
                 for other in _impersonations(submission, item, names):
                     record.flags.append(f"a path inside the submission names another student ({other}): "
@@ -779,8 +870,9 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
                     record.problems[:0] = refused
                     continue
                 if item.attempt != latest:
-                    record.problems.insert(0, f"not graded: an older Blackboard attempt ({item.attempt}); "
-                                              f"the latest attempt ({latest}) is graded")
+                    kind = "exchange submission" if submission.layout == "exchange" else "Blackboard attempt"
+                    record.problems.insert(0, f"not graded: an older {kind} ({item.attempt}); "
+                                              f"the latest {kind.split()[-1]} ({latest}) is graded")
                     continue
                 if nb is None:
                     continue
@@ -797,4 +889,20 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
                 out.parent.mkdir(parents=True, exist_ok=True)
                 nbformat.write(nb, out)
                 record.submitted = True
+            for assignment_id in {key[0] for key in chosen}:
+                graded = [(record, item) for (a, _), (_, record, item) in chosen.items() if a == assignment_id]
+                _write_timestamp(Path(submitted_dir) / submission.student / assignment_id, graded)
     return results
+
+
+def _write_timestamp(folder: Path, graded: list) -> None:
+    """nbgrader's timestamp.txt in `folder`: the latest time of its graded files (none when one is unknown);
+    each record then gives that time."""
+    when = times_of.latest([item.time for _, item in graded if item.time])
+    stamp = folder / times_of.TIMESTAMP_FILE
+    if when is not None and when.utc is not None:
+        stamp.write_text(times_of.nbgrader_text(when.utc) + "\n")
+    else:
+        stamp.unlink(missing_ok=True)  # an earlier collect's time is not this submission's
+    for record, _ in graded:
+        record.submitted_at = when.as_dict() if when else None

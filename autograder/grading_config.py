@@ -1,6 +1,6 @@
 """The pack's part of the nbgrader configuration: generated release and solutions, sandboxed
-execution, trusted verdicts, feedback without secrets, the rich CSV export, a gradebook that
-parallel graders can share.
+execution, trusted verdicts, late penalties from the course's deadlines.toml, feedback without
+secrets, the rich CSV export, a gradebook that parallel graders can share.
 
 The course's ``nbgrader_config.py`` (at the repository root, nbgrader's course root) calls
 ``configure_generation(c)`` and ``configure_grading(c, ...)``; a separate grading workspace
@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
+from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
                                     ClearOutput, ClearSolutions, ComputeChecksums, DeduplicateIds, GetGrades,
                                     IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells,
                                     OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
@@ -20,6 +20,7 @@ from sqlalchemy.exc import SAWarning
 from .alt_text import DescribeFigures
 from .feedback_guard import WithholdLeakingFeedback
 from .generation import AddSolutionHeader, AddStudentHeader, StripSolutionMarkers, SyncProvidedCells
+from .late_work import ApplyLatePolicy, ShowLateWork
 from .restore_cells import RestoreCells
 from .sandbox import SandboxExecute
 
@@ -71,7 +72,11 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     c.SandboxExecute.cell_timeouts = dict(CELL_TIMEOUTS)
     c.SandboxExecute.report_directory = str(report_directory)
     c.Autograde.autograde_preprocessors = [SandboxExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                           SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+                                           SaveAutoGrades, ApplyLatePolicy, CheckCellMetadata]
+    # Late work (autograder.late_work): deadlines.toml in the course root (CourseDirectory.root) gives the
+    # gradebook's due dates and extensions; nbgrader's AssignLatePenalties asks LatePolicyPlugin for the penalty.
+    c.ApplyLatePolicy.submitted_directory = str(submitted_directory)
+    c.ApplyLatePolicy.report_directory = str(report_directory)
     # Submitted nbgrader metadata is restored from the gradebook before nbgrader reads it (a
     # tampered or stripped cell would make nbgrader raise); RestoreCells puts missing cells back.
     c.Autograde.sanitize_preprocessors = [RestoreCells, ClearOutput, DeduplicateIds, OverwriteKernelspec,
@@ -82,7 +87,9 @@ def configure_grading(c, report_directory, release_directory, source_directory, 
     # Feedback shows each test cell's verdict but never its hidden-test lines (the guard clears them, as
     # nbgrader's ClearHiddenTests); a notebook that would still show a secret line is withheld for that
     # student alone.
-    c.GenerateFeedback.preprocessors = [GetGrades, WithholdLeakingFeedback, DescribeFigures, CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [GetGrades, ShowLateWork, WithholdLeakingFeedback, DescribeFigures,
+                                        CSSHTMLHeaderPreprocessor]
+    c.ShowLateWork.report_directory = str(report_directory)  # the submission time, lateness, rule, points taken
     c.WithholdLeakingFeedback.source_directory = str(source_directory)
     c.WithholdLeakingFeedback.submitted_directory = str(submitted_directory)
     c.WithholdLeakingFeedback.report_directory = str(report_directory)

@@ -1,7 +1,8 @@
 """Whether each submission's grading finished: ``reports/<assignment>/<student>/autograde.json``.
 
 The pipeline writes ``{"state": "running", ...}`` before it starts a submission's ``nbgrader
-autograde`` and ``{"state": "finished", "ok": ...}`` once that process has ended. A record still
+autograde`` and ``{"state": "finished", "ok": ...}`` once that process has ended (on a Ray cluster,
+once the node's answer is written into the course, with the ``node`` that graded it). A record still
 "running" after its grader is gone means the grading was interrupted (Ctrl-C, a kill, a reboot):
 nbgrader had already recorded the submission, with no score, so the grade table would otherwise
 read it as a result. Each record keeps a fingerprint of the submitted files, so a submission
@@ -56,6 +57,11 @@ def mark_started(course, assignment: str, student: str) -> None:
     _write(course, assignment, student, {"state": "running", "started": time.time(), "pid": os.getpid(),
                                          "host": socket.gethostname(),
                                          "submission": fingerprint(course, assignment, student)})
+
+
+def note(course, assignment: str, student: str, **fields) -> None:
+    """Add `fields` to the record of a grading under way (``node``: where a cluster graded it)."""
+    _write(course, assignment, student, {**read(course, assignment, student), **fields})
 
 
 def mark_finished(course, assignment: str, student: str, ok: bool, seconds: float) -> None:

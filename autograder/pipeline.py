@@ -78,7 +78,8 @@ class Course:
 
     @classmethod
     def workspace(cls, folder, extra_config: str = "", db_url: str = "") -> "Course":
-        """A workspace folder (created if needed) with its own gradebook and configuration."""
+        """A workspace folder (created if needed) with its own gradebook and configuration (and its own
+        due dates: a ``deadlines.toml`` in the folder, ``deadlines_file``)."""
         if db_url:
             extra_config += f"c.CourseDirectory.db_url = {db_url!r}\n"
         ws = Path(folder).resolve()
@@ -98,6 +99,20 @@ class Course:
 
     def assignments(self) -> list[str]:
         return sorted(p.name for p in self.source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+    @property
+    def deadlines_file(self) -> Path:
+        """The course's due dates and late policy (``autograder.deadlines``): deadlines.toml in its root."""
+        return self.root / "deadlines.toml"
+
+    def deadlines(self):
+        """The course's deadlines.toml, read and checked (no file: no due dates); GraderError if invalid."""
+        from . import deadlines
+
+        try:
+            return deadlines.load(self.deadlines_file, self.assignments())
+        except deadlines.DeadlineError as exc:
+            raise GraderError(str(exc)) from None
 
     def require_gradebook(self) -> None:
         if self.db_url.startswith("sqlite") and not self.gradebook.exists():
@@ -120,11 +135,13 @@ def nbgrader(course: Course, *args: str, check: bool = True, timeout: float | No
 
 def build(course: Course, assignments=None, log=print) -> None:
     """release/ and solutions/ from assignments/ (``nbgrader generate_assignment`` and
-    ``generate_solution``, see autograder.build), gradebook entries, marker lint and leak scan.
-    Only the given assignments when given; `log` gets one line per assignment generated (k/N)."""
+    ``generate_solution``, see autograder.build), gradebook entries (the due dates of deadlines.toml
+    among them), marker lint and leak scan. Only the given assignments when given; `log` gets one line
+    per assignment generated (k/N)."""
     from . import leaks
     from .batch_progress import BatchProgress
 
+    plan = course.deadlines()  # an invalid file stops the build before the slow part
     leaks.check_markers(course.source)
     if course.is_main:
         from .generation import sync_provided_cells
@@ -137,6 +154,9 @@ def build(course: Course, assignments=None, log=print) -> None:
         nbgrader(course, "generate_assignment", assignment, "--force", "--log-level=ERROR")
         nbgrader(course, "generate_solution", assignment, "--force", "--log-level=ERROR")
         progress.finished(f"generated {assignment} (release and solution) in {time.monotonic() - started:.0f} s")
+    if plan.path is not None:
+        from .late_work import write_duedates
+        write_duedates(course.db_url, plan, names)
     problems = leaks.scan(course)
     if problems:
         raise GraderError("secret lines found where students can see them:\n  " + "\n  ".join(problems[:20]))
@@ -176,23 +196,36 @@ def read_roster(path) -> list[dict]:
     return students
 
 
-def collect(course: Course, source, assignment: str | None = None, log=print) -> list[dict]:
-    """Copy a folder or zip of submissions into submitted/ (repairing what can be), and record why.
+def collect(course: Course, source, assignment: str | None = None, log=print, times=None) -> list[dict]:
+    """Copy a folder or zip of submissions into submitted/ (repairing what can be), and record why and when.
 
     Writes one report per student and notebook, ``reports/<assignment>/<student>/<notebook>.collect.json``:
     the record of the file that was graded (or of the first one, when none was), with the problems of
     the student's other files for that notebook appended (``<origin>: <problem>``) and the records
     themselves under ``files``. So a refused collision or an older attempt shows in the grades even
     though nothing was graded. Every student id met is added to the gradebook; `log` gets the notes
-    about the source itself. GraderError when nothing can be collected (see collect.collect).
+    about the source itself, and those of its submissions to an assignment with a due date whose time is
+    unknown. `times`: the LMS's export of submission times (``--times FILE``, ``submission_times``).
+    GraderError when nothing can be collected (see collect.collect) or the times file cannot be used.
     """
+    from . import submission_times
+
     course.require_gradebook()
+    plan = course.deadlines()
     try:
-        results = collect_module.collect(Path(source), course.submitted, course.release, assignment)
-    except collect_module.CollectError as exc:
+        table = submission_times.read_times(times, plan.lms_timezone) if times else None
+        results = collect_module.collect(Path(source), course.submitted, course.release, assignment,
+                                         times=table, lms_zone=plan.lms_timezone)
+    except (collect_module.CollectError, submission_times.TimesError) as exc:
         raise GraderError(str(exc)) from None
     for note in getattr(results, "notes", []):
         log(f"note: {note}")
+    unknown = sorted({r.student for r in results if r.submitted and plan.rule(str(r.assignment))
+                      and not (r.submitted_at or {}).get("utc")})
+    if unknown:
+        log(f"note: the submission time of {len(unknown)} student(s) is unknown ({', '.join(unknown[:8])}"
+            f"{', ...' if len(unknown) > 8 else ''}): deadlines.toml's unknown_time applies to them (the grade "
+            "table says why; the LMS's submission times: --times FILE)")
     by_report = {}
     for record in results:
         name = record.notebook or Path(record.origin.split(",")[0].rstrip("/")).stem
@@ -240,10 +273,14 @@ def isolation_check(unsafe_no_sandbox: bool = False, log=print) -> str:
 
 
 def autograde(course: Course, assignments=None, students=None, jobs: int | None = None,
-              timeout: float = 3600, log=print, unsafe_no_sandbox: bool = False, regrade: bool = True) -> dict:
+              timeout: float = 3600, log=print, unsafe_no_sandbox: bool = False, regrade: bool = True,
+              cluster=None) -> dict:
     """Autograde every submission, `jobs` at a time (default: one per core); with ``regrade=False``
     only those without a finished grade (``grading_state``: never graded, interrupted, failed, or
-    collected again since).
+    collected again since). With `cluster`, a callable (assignments, nbgrader arguments, sandbox: bool,
+    log) -> a grader with ``jobs``, ``grade(assignment, student, timeout)``, ``stop()`` and ``close()``,
+    each submission is graded by it instead (``autograder.cluster.autograde``: on a Ray cluster; `jobs`
+    at most the grader's).
 
     Refuses to run (GraderError) when no sandbox can be started, unless `unsafe_no_sandbox`.
     Each submission is one ``nbgrader autograde`` process (a crash never stops the batch);
@@ -257,6 +294,7 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
     from .batch_progress import BatchProgress
 
     course.require_gradebook()
+    course.deadlines()  # an invalid deadlines.toml stops the batch here, not in every submission's nbgrader
     unknown = sorted(set(assignments or ()) - set(course.assignments()))
     if unknown:
         raise GraderError(f"no assignment named {', '.join(unknown)} (the course has: "
@@ -275,9 +313,10 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
                 f"(--regrade grades them again); grading the other {len(pairs)}")
         if not pairs:
             return {}
-    jobs = jobs or os.cpu_count() or 1
-    add_students(course, [{"id": s} for s in sorted({s for _, s in pairs})])
     extra = ["--SandboxExecute.isolation=none"] if unsafe_no_sandbox else []
+    remote = cluster(sorted({a for a, _ in pairs}), extra, not unsafe_no_sandbox, log) if cluster else None
+    jobs = min(jobs or remote.jobs, remote.jobs) if remote else jobs or os.cpu_count() or 1
+    add_students(course, [{"id": s} for s in sorted({s for _, s in pairs})])
     stop = threading.Event()
     progress = BatchProgress(len(pairs), "autograde", log)
 
@@ -287,8 +326,9 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
         grading_state.mark_started(course, assignment, student)
         progress.started()
         try:
-            done = nbgrader(course, "autograde", assignment, f"--student={student}", "--force", "--log-level=WARN",
-                            *extra, check=False, capture=True, timeout=timeout)
+            done = remote.grade(assignment, student, timeout) if remote else nbgrader(
+                course, "autograde", assignment, f"--student={student}", "--force", "--log-level=WARN", *extra,
+                check=False, capture=True, timeout=timeout)
             error = "" if done.returncode == 0 else failure_cause(done.stderr, done.stdout, done.returncode)
             # only the grader's own interrupt counts: student code cannot signal this process from its sandbox
             stopped = stop.is_set() or done.returncode == -signal.SIGINT
@@ -316,11 +356,15 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
         results = dict(pool.map(grade, pairs))
     except KeyboardInterrupt:
         stop.set()
+        if remote:
+            remote.stop()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         pool.shutdown(wait=True)
         progress.close()
+        if remote:
+            remote.close()
     for (assignment, student), result in results.items():
         target = course.reports / assignment / student / "autograde-error.json"
         if not result["ok"]:
@@ -357,9 +401,11 @@ def failure_cause(stderr: str, stdout: str = "", returncode: int | None = None) 
 FEEDBACK_FAILED = "feedback could not be generated"
 
 
-def feedback(course: Course, assignments=None, log=print) -> dict:
+def feedback(course: Course, assignments=None, log=print, students=None) -> dict:
     """HTML feedback for every autograded submission (``nbgrader generate_feedback``: hidden tests
-    removed, a leaking notebook withheld by ``feedback_guard``), then every file checked again.
+    removed, a leaking notebook withheld by ``feedback_guard``), then every file checked again. Only
+    these students' when `students` are given (the others' files untouched: nbgrader's
+    ``student_id_exclude``, a comma-separated list, so no id may hold a comma).
 
     One student's feedback never holds back another's: feedback that would show a hidden-test,
     judge or solution line the student did not write is not delivered, and a submission whose
@@ -386,12 +432,15 @@ def feedback(course: Course, assignments=None, log=print) -> dict:
         graded = {}
         for path in course.autograded.glob(f"*/{assignment}/*.ipynb"):
             graded.setdefault(path.parent.parent.name, []).append(path.stem)
+        others = sorted(student for student in graded if students and student not in students)
+        graded = {student: notebooks for student, notebooks in graded.items() if student not in others}
         for student, notebooks in graded.items():  # never deliver a stale file, or a stale reason
             shutil.rmtree(course.feedback / student / assignment, ignore_errors=True)
             for notebook in notebooks:
                 (course.reports / assignment / student / f"{notebook}.feedback.json").unlink(missing_ok=True)
-        done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", check=False,
-                        capture=True)
+        exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
+        done = nbgrader(course, "generate_feedback", assignment, "--force", "--log-level=ERROR", *exclude,
+                        check=False, capture=True)
         causes = _feedback_failures(course, assignment, graded) if done.returncode else {}
         files = [course.feedback / student / assignment / f"{notebook}.html"
                  for student, notebooks in graded.items() for notebook in notebooks]
@@ -520,12 +569,33 @@ def grade_rows(course: Course, assignments=None, students=None) -> list[dict]:
                                problems="; ".join(problems),
                                flags="; ".join(collected.get("flags", []) + runtime.get("flags", [])),
                                isolation=runtime.get("isolation", ""), cells=cells)
+                    _late_fields(course, row, submitted)
                     rows.append(row)
     return rows
 
 
+def _late_fields(course: Course, row: dict, submitted) -> None:
+    """A graded row's late work (``late_work``'s report and the gradebook's late_submission_penalty): the
+    score after the penalty, the points taken, the submission time, the lateness and the rule applied."""
+    from . import late_work
+
+    taken = submitted.late_submission_penalty or 0.0
+    report = late_work.read_report(course.reports, row["assignment"], row["student"], row["notebook"])
+    why = f" ({report['why_unknown']})" if report.get("why_unknown") else ""
+    extended = f" (an extension of {report['extension']})" if report.get("extension") else ""
+    row.update(score=round(submitted.score - taken, 6), late_penalty=taken,
+               submitted_at=report["submitted"] + why if report else "",
+               due_at=report["due"] + extended if report else "",
+               lateness=report.get("lateness", ""), late_rule=report.get("rule", ""))
+    if report.get("flagged"):
+        row["flags"] = "; ".join(filter(None, [row.get("flags"), f"late work: {report['lateness']}, graded as on "
+                                               "time (unknown_time = \"on_time_flagged\"): check when it was sent"]))
+
+
 CSV_FIELDS = ["student", "assignment", "notebook", "status", "score", "max_score", "code_score", "max_code_score",
               "needs_manual_grade", "problems", "flags", "isolation"]
+# late work (deadlines.toml): score is after late_penalty, the points taken; empty without a due date
+LATE_FIELDS = ["submitted_at", "due_at", "lateness", "late_rule", "late_penalty"]
 
 _TERMINAL_ESCAPES = re.compile(
     r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"                   # CSI: colours, cursor moves, ...
@@ -590,7 +660,7 @@ def write_grades_csv(course: Course, output, assignments=None, students=None) ->
     rows = [row for row in grade_rows(course) if (not assignments or row["assignment"] in assignments)
             and (not students or row["student"] in students)]
     cell_names = sorted({name for row in rows for name in row.get("cells", {})})
-    fields = CSV_FIELDS + [f"{n}" for n in cell_names] + [f"{n} (reason)" for n in cell_names]
+    fields = CSV_FIELDS + LATE_FIELDS + [f"{n}" for n in cell_names] + [f"{n} (reason)" for n in cell_names]
     output = Path(output).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
     with open(output, "w", newline="", encoding="utf-8") as handle:
@@ -608,20 +678,30 @@ def write_grades_csv(course: Course, output, assignments=None, students=None) ->
 
 def score_text(row: dict) -> str:
     """A row's score in words: "21/21 of 29 points; 8 await manual grading" (the points recorded out of
-    those graded so far, of the notebook's), "27/29 points" once nothing awaits, else its status."""
+    those graded so far, of the notebook's), "27/29 points" once nothing awaits, else its status; with
+    "(2.9 taken for late work)" when the late policy took points."""
     status = str(neutralise(row.get("status", "")))
     if not status.startswith("graded"):
         return status
     awaiting = sum(c["max"] or 0 for c in row.get("cells", {}).values() if c["needs_manual_grade"])
     score, total = row.get("score") or 0, row.get("max_score") or 0
+    late = f" ({row['late_penalty']:g} taken for late work)" if row.get("late_penalty") else ""
     if not awaiting:
-        return f"{score:g}/{total:g} points"
-    return f"{score:g}/{total - awaiting:g} of {total:g} points; {awaiting:g} await manual grading"
+        return f"{score:g}/{total:g} points{late}"
+    return f"{score:g}/{total - awaiting:g} of {total:g} points{late}; {awaiting:g} await manual grading"
+
+
+def late_text(row: dict) -> str:
+    """A row's late work on one line ("" without a due date): the lateness, when it was submitted and due,
+    the rule applied."""
+    if not row.get("lateness"):
+        return ""
+    return f"{row['lateness']}; submitted {row['submitted_at']}, due {row['due_at']}; {row['late_rule']}"
 
 
 def table(rows: list[dict], width: int = 100) -> str:
     """A plain-text grade table for the terminal (text fields through ``neutralise``): one line per
-    student and notebook with its score, then its problems and flags, wrapped, never cut."""
+    student and notebook with its score, then its late work, problems and flags, wrapped, never cut."""
     students = [neutralise(str(row["student"])) for row in rows]
     notebooks = [neutralise(str(row["notebook"])) for row in rows]
     # columns as wide as their longest entry (a student's name at most 40 wide), two spaces apart
@@ -631,9 +711,10 @@ def table(rows: list[dict], width: int = 100) -> str:
     indent = " " * 4
     for row, student, notebook in zip(rows, students, notebooks):
         lines.append(f"{student + '  ':<{w_student}}{notebook:<{w_notebook}}{score_text(row)}")
-        for label in ("problems", "flags"):
-            if row.get(label):
-                lines += textwrap.wrap(f"{label}: {neutralise(str(row[label]))}", width, initial_indent=indent,
+        for label, text in (("late work", late_text(row)), ("problems", row.get("problems")),
+                            ("flags", row.get("flags"))):
+            if text:
+                lines += textwrap.wrap(f"{label}: {neutralise(str(text))}", width, initial_indent=indent,
                                        subsequent_indent=indent * 2, break_long_words=False,
                                        break_on_hyphens=False)
     return "\n".join(lines)

@@ -14,6 +14,7 @@ cases, schemas and judges; ``probes.py``: what runs in the kernel; ``examples.py
 submissions). Hidden-test cells import ``check_<name>`` from
 ``autograder.assignments.<assignment>.checks``; a ``module`` argument below is the assignment's name.
 """
+import ast
 import hashlib
 import importlib
 import json
@@ -168,6 +169,49 @@ def _encode(obj):
 def encoded_cases(module: str, name: str) -> bytes:
     return cached(f"{module}.{name}.json", lambda: json.dumps(_encode(trusted_cases(module, name))).encode(),
                    lambda b: b, lambda b: b)
+
+
+def _top_level(path: Path) -> dict[str, list]:
+    """{name: the top-level statements of the file that bind it} (defs, classes, assignments, imports)."""
+    bound: dict[str, list] = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        else:
+            continue
+        for name in names:
+            bound.setdefault(name, []).append(node)
+    return bound
+
+
+def probe_fingerprint(module: str, name: str) -> str:
+    """SHA-256 (hex) of what the grader sends into a kernel for the check `name` of assignment `module`: the
+    probe runtime, ``probe_<name>`` with every definition of its probes module and of ``_probe_util`` that it
+    reaches by name (their syntax trees: comments and layout do not count), and its case file. Equal
+    fingerprints: the kernel ran the same probe on the same cases. What the probes import from the course
+    (``azcourse``, the Azul engine) is not part of it."""
+    files = {"probes": CONTENT_DIR / module / "probes.py", "util": PACKAGE_DIR / "_probe_util.py"}
+    bound = {key: _top_level(path) for key, path in files.items()}
+    digest = hashlib.sha256(ast.dump(ast.parse((PACKAGE_DIR / "_probe_runtime.py").read_text())).encode())
+    todo, seen = [("probes", f"probe_{name}")], set()
+    while todo:
+        key, identifier = todo.pop()
+        if (key, identifier) in seen:
+            continue
+        seen.add((key, identifier))
+        for node in bound[key].get(identifier, []):
+            digest.update(f"{key}\0".encode() + ast.dump(node).encode())
+            if isinstance(node, ast.ImportFrom) and node.module == "_probe_util":
+                todo += [("util", alias.name) for alias in node.names if (alias.asname or alias.name) == identifier]
+            elif not isinstance(node, (ast.Import, ast.ImportFrom)):
+                todo += [(key, n.id) for n in ast.walk(node) if isinstance(n, ast.Name)]
+    digest.update(b"\0cases\0" + encoded_cases(module, name))
+    return digest.hexdigest()
 
 
 def build_probe_library(target: Path, calls: list[CheckCall]) -> None:

@@ -19,7 +19,9 @@
 5. replaces the graded cells' outputs by that verdict (stdout kept; stderr, errors and results
    from the kernel dropped), so nbgrader's ``SaveAutoGrades`` records exactly the trusted verdict;
 6. writes a JSON report per notebook (verdicts, reasons, runtime flags, the isolation used, the
-   seconds of its own and those spent waiting for the grader's JAX compilation cache).
+   seconds of its own and those spent waiting for the grader's JAX compilation cache), and beside it
+   what the judges received (``autograder.kept_probes``), so that ``autograder.rejudge`` can judge it
+   again without a kernel.
 
 Without isolation it refuses to grade, unless the instructor set ``isolation = "none"``
 (``--unsafe-no-sandbox``): then every report says so.
@@ -37,7 +39,7 @@ import nbformat
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Bool, Dict, Integer, Unicode
 
-from . import audit, code_scan, isolation, jax_cache, numba_cache, probe_program
+from . import audit, code_scan, isolation, jax_cache, kept_probes, numba_cache, probe_program
 from .isolation import Limits
 from .kernel import Budget, CellOutcome, run_cells
 from .probes import build_probe_library, judge, probe_outputs
@@ -128,13 +130,13 @@ class SandboxExecute(NbGraderPreprocessor):
         slot = isolation.Slot() if self.isolation != "none" else None
         try:
             outcomes, calls, probed = self._run(nb, workdir, slot, report)
-            self._apply_verdicts(nb, outcomes, calls, probed, report)
+            evidence = self._apply_verdicts(nb, outcomes, calls, probed, report)
         finally:
             if slot:
                 slot.release()
             shutil.rmtree(workdir, ignore_errors=True)
         report["seconds"] = round(time.monotonic() - started - report["jax_cache_wait_seconds"], 1)
-        self._write_report(report)
+        self._write_report(report, nb, evidence)
         return nb, resources
 
     def _run(self, nb, workdir: Path, slot, report):
@@ -229,55 +231,105 @@ class SandboxExecute(NbGraderPreprocessor):
             return None
 
     # -- verdicts
-    def _apply_verdicts(self, nb, outcomes, calls, probed, report) -> None:
-        """Judge every graded cell: the notebook kernel's outcome and the data of its hidden tests."""
-        received = []
+    def _apply_verdicts(self, nb, outcomes, calls, probed, report) -> dict:
+        """Judge every graded cell: the notebook kernel's outcome and the data of its hidden tests. Returns
+        each graded cell's evidence as ``cell_reason`` takes it ({grade_id: {...}}), for ``kept_probes``."""
+        received, evidence = [], {}
         for index, cell in enumerate(nb.cells):
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade", False):
                 continue
             outcome = outcomes.setdefault(index, CellOutcome(error="not run"))
-            reason = outcome.error or (None if outcome.ran else "not run")
-            if reason and reason.startswith(PREREQUISITE_STOP) and calls.get(index):
-                reason = None  # the visible test stopped at "fix X first": the hidden judge alone decides
-            for call in calls.get(index, []) if index in probed.cells else []:
-                outputs = probe_outputs(probed.scratch, call, probed.digests)
-                if isinstance(outputs, str):  # no (valid) data: the cell fails, with its own error if it had one
-                    reason = reason or probed.errors.get(index) or outputs
-                    break
-                received.append(call.nonce)
-                verdict = judge(call.module, call.name, outputs)
-                if verdict and reason and not reason.startswith("AssertionError"):
-                    reason += f"\nHidden test: {verdict}"  # an error of the student's own code says most
-                elif verdict:  # the hidden judge names the failing case: more specific than a visible assert
-                    reason = verdict + (f"\nVisible test: {reason}" if reason else "")
-                if verdict:
-                    break
-            if calls.get(index) and index not in probed.cells:
-                reason = reason or "not run"
+            cell_calls = calls.get(index, [])
+            checks = [{"module": c.module, "name": c.name} for c in cell_calls]
+            if index in probed.cells:  # every check's data, so that a later rejudge can judge any of them
+                for check, call in zip(checks, cell_calls):
+                    check["outputs"] = probe_outputs(probed.scratch, call, probed.digests)
+            grade_id = meta.get("grade_id", str(index))
+            evidence[grade_id] = {"visible": outcome.error or (None if outcome.ran else "not run"),
+                                  "probed": index in probed.cells, "probe_error": probed.errors.get(index),
+                                  "checks": checks}
+            reason, judged = cell_reason(evidence[grade_id])
+            received += [call.nonce for call in cell_calls[:judged]]
             outcome.passed, outcome.reason = reason is None, reason or ""
-            kept = [o for o in cell.outputs
-                    if o.output_type in ("stream", "display_data") and o.get("name") != "stderr"]
-            if outcome.passed:
-                note = ("Tests passed" + (f" ({len(calls.get(index, []))} hidden check(s), judged by the grader "
-                                          "outside your kernel)" if calls.get(index) else "") + ".\n")
-                cell.outputs = kept + [nbformat.v4.new_output("stream", name="stdout", text=note)]
-            else:
-                cell.outputs = kept + [nbformat.v4.new_output(
-                    "error", ename="TestFailed", evalue=reason.splitlines()[0] if reason else "",
-                    traceback=["Test failed (decided by the grader, outside your kernel):", *reason.splitlines()])]
-            report["cells"][meta.get("grade_id", str(index))] = {
-                "passed": outcome.passed, "points": meta.get("points", 0), "reason": outcome.reason,
-                "checks": [c.name for c in calls.get(index, [])]}
+            cell.outputs = verdict_outputs(cell.outputs, reason, len(cell_calls))
+            report["cells"][grade_id] = {"passed": outcome.passed, "points": meta.get("points", 0),
+                                         "reason": outcome.reason, "checks": [c.name for c in cell_calls]}
         report["flags"] += [f for f in audit.flags(probed.records, received) if f not in report["flags"]]
+        return evidence
 
-    def _write_report(self, report) -> None:
+    def _write_report(self, report, nb, evidence: dict) -> None:
+        """``<report_directory>/<assignment>/<student>/<notebook>.json``, and beside it the kept probe outputs
+        of the graded cells' `evidence` (``kept_probes``); each file replaced whole."""
         if not self.report_directory:
             return
         target = Path(self.report_directory) / str(report["assignment"]) / str(report["student"])
         target.mkdir(parents=True, exist_ok=True)
-        (target / f"{report['notebook']}.json").write_text(json.dumps(report, indent=1))
+        try:
+            report["kept_probes"] = kept_probes.write(target, report, nb, evidence)
+        except Exception as exc:  # noqa: BLE001 (no rejudge without a kernel later, never a lost grade)
+            self.log.warning("probe outputs not kept: %s: %s", type(exc).__name__, exc)
+        kept_probes.write_whole(target / f"{report['notebook']}.json", json.dumps(report, indent=1).encode())
 
+
+def _judge_check(check: dict) -> str | None:
+    return judge(check["module"], check["name"], check["outputs"])
+
+
+def cell_reason(evidence: dict, judge_check=_judge_check) -> tuple[str | None, int]:
+    """The verdict of one graded cell from its evidence: None (passed) or why it failed, and how many of
+    its checks' data were judged. Grading (``SandboxExecute``) and ``autograder.rejudge`` decide here alike.
+
+    `evidence`: ``visible`` (the error of the cell's visible run in the notebook's kernel, None if it ran
+    cleanly), ``probed`` (whether its hidden tests ran: not after a timeout or a dead kernel),
+    ``probe_error`` (the error of its probe cell) and ``checks`` ([{"module", "name", "outputs"}] in the
+    cell's order; "outputs" is the probe's data, or the string saying why there is none).
+    `judge_check(check)`: ``probes.judge`` of a check's outputs (rejudge reads them only when asked).
+    """
+    reason, checks = evidence["visible"], evidence["checks"]
+    if reason and reason.startswith(PREREQUISITE_STOP) and checks:
+        reason = None  # the visible test stopped at "fix X first": the hidden judge alone decides
+    judged = 0
+    for check in checks if evidence["probed"] else []:
+        outputs = check["outputs"]
+        if isinstance(outputs, str):  # no (valid) data: the cell fails, with its own error if it had one
+            reason = reason or evidence["probe_error"] or outputs
+            break
+        judged += 1
+        verdict = judge_check(check)
+        if verdict and reason and not reason.startswith("AssertionError"):
+            reason += f"\nHidden test: {verdict}"  # an error of the student's own code says most
+        elif verdict:  # the hidden judge names the failing case: more specific than a visible assert
+            reason = verdict + (f"\nVisible test: {reason}" if reason else "")
+        if verdict:
+            break
+    if checks and not evidence["probed"]:
+        reason = reason or "not run"
+    return reason, judged
+
+
+PASSED_NOTE = "Tests passed"
+FAILED_NAME = "TestFailed"
+
+
+def verdict_outputs(outputs: list, reason: str | None, checks: int) -> list:
+    """A graded cell's outputs once judged: its stdout and displays (stderr, errors and results from the
+    kernel dropped), then the trusted verdict, which is what nbgrader's ``SaveAutoGrades`` scores."""
+    kept = [o for o in outputs if o.output_type in ("stream", "display_data") and o.get("name") != "stderr"]
+    if reason is None:
+        note = (PASSED_NOTE + (f" ({checks} hidden check(s), judged by the grader outside your kernel)"
+                               if checks else "") + ".\n")
+        return kept + [nbformat.v4.new_output("stream", name="stdout", text=note)]
+    return kept + [nbformat.v4.new_output(
+        "error", ename=FAILED_NAME, evalue=reason.splitlines()[0] if reason else "",
+        traceback=["Test failed (decided by the grader, outside your kernel):", *reason.splitlines()])]
+
+
+def is_verdict(output) -> bool:
+    """Whether a cell output is one that ``verdict_outputs`` appended."""
+    return (output.get("output_type") == "error" and output.get("ename") == FAILED_NAME) or (
+        output.get("output_type") == "stream" and output.get("name") == "stdout"
+        and str(output.get("text", "")).startswith(PASSED_NOTE))
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ARROW = re.compile(r"^\s*-+>\s*\d+\s+(.*)$")

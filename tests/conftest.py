@@ -117,3 +117,24 @@ class SuiteClock:
 def pytest_configure(config):
     if not hasattr(config, "workerinput") and not config.option.collectonly:  # the reporting process only
         config.pluginmanager.register(SuiteClock(), "azcourse-suite-clock")
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory):
+    """A Ray cluster of real nodes on this machine for the run (``tests/ray_nodes.py``): "head" and "b" of
+    one CPU each, b with a HOME of its own (none of the grader's caches: they must be shipped to it), and
+    "c", which cannot sandbox (no bubblewrap on its PATH). A test may kill b (``ray_cluster.kill("b")``)."""
+    import sys
+    from pathlib import Path
+
+    from ray_nodes import LocalCluster
+
+    folder = tmp_path_factory.mktemp("ray")
+    (folder / "home-b").mkdir()
+    cluster = LocalCluster()
+    try:
+        cluster.start({"head": {}, "b": {"env": {"HOME": str(folder / "home-b")}},
+                       "c": {"env": {"PATH": str(Path(sys.executable).parent)}}})
+        yield cluster
+    finally:
+        cluster.stop()

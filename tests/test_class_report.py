@@ -293,7 +293,8 @@ def test_the_page_in_a_browser(classroom):
         page.goto(html_path.as_uri())
         page.wait_for_load_state("load")
         assert page.title() == "ttt1_mcts: the class at a glance"
-        for heading in ("Scores", "Per test", "What went wrong", "Integrity and health", "Over the course"):
+        for heading in ("Scores", "Per test", "What went wrong", "Integrity and health", "Similar answers",
+                        "Over the course"):
             assert page.get_by_role("heading", name=heading, exact=True).is_visible()
         widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
         assert len(widths) == 3 and all(w > 0 for w in widths), widths

@@ -7,7 +7,8 @@ grouped across students), integrity and health, and the course so far.
 
 ``gather`` reads the gradebook and reports, ``stats`` computes the numbers, ``reasons`` groups
 failure reasons by slip, ``analysis`` assembles each assignment's data, ``figures`` draws the
-pictures and ``render`` writes the files (template ``templates/class_report.html.j2``).
+pictures and ``render`` writes the files (template ``templates/class_report.html.j2``). The
+"Similar answers" section comes from ``autograder.similarity``, which reads the submitted notebooks.
 """
 import datetime
 from pathlib import Path
@@ -27,7 +28,7 @@ def write_reports(course: Course, assignments=None, output=None) -> list[tuple[P
 
     GraderError when an assignment named is not in the gradebook, or when no assignment has a
     submission yet."""
-    from .. import leaks
+    from .. import leaks, similarity
     from . import analysis, gather, render
 
     course.require_gradebook()
@@ -48,5 +49,12 @@ def write_reports(course: Course, assignments=None, output=None) -> list[tuple[P
     order = [row["assignment"] for row in course_data["assignments"]]
     chosen.sort(key=lambda data: order.index(data.name))
     redact = render.Redactor(secrets)
-    return [render.write(analysis.assignment_report(data, course_data), folder, redact, kinds, generated)
-            for data in chosen]
+    written = []
+    for data in chosen:
+        try:
+            similar = similarity.class_similarity(course, data.name, students=data.roster)
+        except GraderError as exc:  # no release to tell the provided code: the rest of the report still holds
+            similar = {"error": str(exc)}
+        written.append(render.write(analysis.assignment_report(data, course_data, similar), folder, redact, kinds,
+                                    generated))
+    return written

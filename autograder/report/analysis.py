@@ -3,7 +3,9 @@
 Sections (the keys of the dict): ``scores`` (summary of total and autograded scores, submitted,
 missing, awaiting manual grading), ``tests`` (item analysis, hardest first), ``wrong`` (per failing
 test, its failures grouped by slip, prerequisite stops apart), ``health`` (flags, timeouts, kernel
-deaths, withheld feedback, grading time) and ``course`` (every assignment of the class side by side).
+deaths, withheld feedback, grading time), ``similarity`` (the pairs of submissions whose answers are
+unusually alike: ``autograder.similarity.class_similarity``'s data, or {"error"}) and ``course`` (every
+assignment of the class side by side).
 The HTML page shows exactly this data, and the JSON file is this data.
 """
 import statistics
@@ -98,10 +100,11 @@ def course_section(everything: list[AssignmentData]) -> dict:
     return {"assignments": per_assignment, "students": table}
 
 
-def assignment_report(data: AssignmentData, course: dict) -> dict:
+def assignment_report(data: AssignmentData, course: dict, similarity: dict) -> dict:
     """The whole report of one assignment (see the module's docstring)."""
     tests = tests_section(data)
     return {"assignment": data.name, "notebooks": data.notebooks, "max_score": data.max_score,
             "names": {s: data.names[s] for s in data.roster if s in data.names},
             "scores": scores_section(data), "tests": tests, "wrong": wrong_section(data, tests),
-            "health": health_section(data), "course": course}
+            "health": health_section(data), "similarity": similarity,
+            "course": course}

@@ -70,8 +70,9 @@ def _cut(line: str, piece: str) -> str:
 
 
 def redact_report(report: dict, redact: Redactor) -> None:
-    """Redact, in place, every text of `report` that comes from a kernel or a judge: reasons, flags,
-    problems, withheld-feedback reasons and autograde errors."""
+    """Redact, in place, every text of `report` that comes from a kernel, a judge or a student: reasons,
+    flags, problems, withheld-feedback reasons, autograde errors and the similar answers' shared lines (a
+    student's line that is a solution line is not shown either: the page may be shown to the class)."""
     for test in report["wrong"]:
         for entry in test["groups"] + test["stops"]:
             entry["example"] = redact(entry["example"])
@@ -85,6 +86,11 @@ def redact_report(report: dict, redact: Redactor) -> None:
             row[field] = [redact(text) for text in row[field]]
     for row in health["autograde_failed"]:
         row["error"] = redact(row["error"])
+    for pair in report["similarity"].get("top", []):
+        for sides in pair["shared"].values():
+            for blocks in sides.values():
+                for line in (line for block in blocks for line in block["lines"] if "text" in line):
+                    line["text"] = redact.line(line["text"])
 
 
 def _environment() -> Environment:
@@ -108,6 +114,12 @@ def pictures(report: dict) -> dict:
     return images
 
 
+def pseudonyms(students) -> dict:
+    """{student id: number}: how the page (and ``python -m autograder similarity``) names the students of
+    the course: 1, 2, ... in the order of their ids."""
+    return {student: number for number, student in enumerate(sorted(set(students)), 1)}
+
+
 def write(report: dict, folder: Path, redact: Redactor, kinds: list, generated: str) -> tuple[Path, Path]:
     """Write ``<assignment>.json`` and ``<assignment>.html`` into `folder`; their paths. `redact` removes
     secret lines from the texts, `kinds` are the leak scan's (``leaks.feedback_secrets``)."""
@@ -116,7 +128,7 @@ def write(report: dict, folder: Path, redact: Redactor, kinds: list, generated: 
     name = report["assignment"]
     page = _environment().get_template("class_report.html.j2").render(
         report=report, images=pictures(report), generated=generated,
-        anon={s: i + 1 for i, s in enumerate(sorted({row["student"] for row in report["course"]["students"]}))})
+        anon=pseudonyms(row["student"] for row in report["course"]["students"]))
     html_path, json_path = folder / f"{name}.html", folder / f"{name}.json"
     html_path.write_text(page, encoding="utf-8")
     shown = leaks.secrets_shown(leaks.html_lines(html_path), set(), kinds)

@@ -1,0 +1,419 @@
+"""Judge the kept probe outputs again, without a kernel: ``python -m autograder rejudge ASSIGNMENT``.
+
+After a judge, a tolerance, a reference solution or a point value changed, each graded submission's
+kept outputs (``autograder.kept_probes``: what its judges received) go through the decision of grading
+(``sandbox.cell_reason``) once more, with the current judges and the points of the current source
+notebook. ``rejudge``:
+
+1. completes or rolls back an interrupted rejudge of the assignment (``rejudge_journal.recover``);
+2. reads, for every submission in the gradebook (or those named), its kept file, checked against its
+   report and each line against the file's header: a file that is not what was written is refused
+   (``Outcome.untrusted``); a submission graded before outputs were kept, or not graded as submitted
+   now, is left alone with the command that grades it (``Outcome.not_kept``);
+3. refuses (``Refused``, nothing written) when what ran in the kernels changed since: a test's probe or
+   cases (``probes.probe_fingerprint``), a test cell or a provided cell of the source notebook, naming
+   the command that runs exactly those kernels again;
+4. judges: the new score is the cell's points if it passes, else 0 (what nbgrader's ``determine_grade``
+   gives the judged cell), the new reason that of ``cell_reason``; the kept outputs are claims, so each
+   judge validates them against its schema first (``probes.judge``);
+5. writes where a score, its points or a reason changed (``rejudge_journal.apply``): the gradebook rows
+   in one transaction (a changed point value also in the test cell's ``GradeCell`` and ``SourceCell``
+   checksum, as ``generate_assignment`` records them), the autograded notebook's test-cell verdict and
+   the report, by rename; then those students' feedback (``pipeline.feedback``).
+"""
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from . import grading_state, kept_probes, pipeline, rejudge_journal
+from .grading_config import COURSE_ID
+from .probes import judge, probe_fingerprint
+from .sandbox import cell_reason, is_verdict, verdict_outputs
+
+
+class Refused(pipeline.GraderError):
+    """What ran in the kernels changed since the outputs were kept: only a grading can say what it gives now."""
+
+
+@dataclass
+class Change:
+    """One test of one submission whose score, points or reason the rejudge changed."""
+    student: str
+    notebook: str
+    test: str
+    old_score: float | None
+    new_score: float
+    old_max: float
+    new_max: float
+    old_reason: str
+    new_reason: str
+
+
+@dataclass
+class Outcome:
+    """What a rejudge did: `changes`, how many verdicts stayed as they were, the submissions left alone
+    ({"<student>/<notebook>": why}: `not_kept`, and `untrusted` whose kept file was refused), what it
+    completed of an interrupted one, the regenerated feedback ({(assignment, student): problem}), and the
+    changed submissions with a late penalty (nbgrader computed it from the score when grading; a rejudge
+    leaves it as it was: a regrade computes it again)."""
+    assignment: str
+    changes: list[Change] = field(default_factory=list)
+    unchanged: int = 0
+    not_kept: dict = field(default_factory=dict)
+    untrusted: dict = field(default_factory=dict)
+    recovered: str = ""
+    feedback: dict = field(default_factory=dict)
+    late: list = field(default_factory=list)  # changed submissions whose late penalty was set from the old score
+
+
+def command(course, *words: str) -> str:
+    """A pack command line for this course (``--workspace`` when it is not the pack's own)."""
+    workspace = "" if course.is_main else f" --workspace {course.root}"
+    return f"python -m autograder{workspace} " + " ".join(words)
+
+
+def regrade_command(course, assignment: str, students) -> str:
+    return command(course, "autograde", assignment, *(f"--student {s}" for s in sorted(students)), "--regrade")
+
+
+@dataclass
+class _Test:
+    """A code test cell of the source notebook: its points and checksum now."""
+    points: float
+    checksum: str
+
+
+def _source(course, assignment: str) -> tuple[dict, dict]:
+    """({notebook: {grade_id: _Test}} of the test cells (graded code cells that are not answers),
+    {notebook: kernel_cells}) of the current source notebooks."""
+    from nbgrader.utils import compute_checksum
+
+    tests, kernel = {}, {}
+    for path in sorted((Path(course.source) / assignment).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        tests[path.stem] = {c.metadata.nbgrader["grade_id"]: _Test(float(c.metadata.nbgrader["points"]),
+                                                                    compute_checksum(c))
+                            for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+                            and not c.metadata.nbgrader.get("solution")}  # an answer that is graded: by hand
+        kernel[path.stem] = kept_probes.kernel_cells(nb)
+    return tests, kernel
+
+
+@dataclass
+class _Row:
+    """A submission's grade of one test cell, as the gradebook holds it."""
+    id: str
+    auto_score: float | None
+    manual_score: float | None
+    needs_manual_grade: bool
+    cell_id: str
+    max_score: float
+    late_penalty: float  # the submitted notebook's
+
+
+def _gradebook(course, assignment: str, students) -> tuple[dict, dict]:
+    """({(student, notebook): {grade_id: _Row}} of the code grade cells, {(notebook, grade_id): (SourceCell
+    id, checksum)}), in two queries."""
+    from nbgrader.api import (Assignment, Gradebook, GradeCell, Notebook, SourceCell, SubmittedAssignment,
+                              SubmittedNotebook, Grade)
+
+    grades, sources = {}, {}
+    with Gradebook(course.db_url, COURSE_ID) as gb:
+        query = (gb.db.query(Grade, SubmittedAssignment.student_id, Notebook.name, GradeCell)
+                 .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+                 .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+                 .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+                 .join(GradeCell, Grade.cell_id == GradeCell.id)
+                 .join(Notebook, GradeCell.notebook_id == Notebook.id)
+                 .filter(Assignment.name == assignment, GradeCell.cell_type == "code"))
+        for grade, student, notebook, cell, late in query.add_columns(SubmittedNotebook.late_submission_penalty):
+            if not students or student in students:
+                grades.setdefault((student, notebook), {})[cell.name] = _Row(
+                    grade.id, grade.auto_score, grade.manual_score, grade.needs_manual_grade, cell.id, cell.max_score,
+                    late or 0.0)
+        query = (gb.db.query(SourceCell.id, SourceCell.name, SourceCell.checksum, Notebook.name)
+                 .join(Notebook, SourceCell.notebook_id == Notebook.id)
+                 .join(Assignment, Notebook.assignment_id == Assignment.id).filter(Assignment.name == assignment))
+        for source_id, name, checksum, notebook in query:
+            sources[(notebook, name)] = (source_id, checksum)
+    return grades, sources
+
+
+def _left_alone(course, assignment: str, student: str) -> str:
+    """Why a submission is not rejudged now ("" when it may be)."""
+    folder = Path(course.reports) / assignment / student
+    if (folder / "autograde-error.json").exists():
+        return "its grading failed"
+    unfinished = grading_state.unfinished(course, assignment, student)
+    if unfinished:
+        return unfinished[1]
+    if grading_state.read(course, assignment, student) and not grading_state.is_finished(course, assignment, student):
+        return "collected again since it was graded"
+    return ""
+
+
+def _kernel_changes(header: dict, tests: list[str], kernel_now: dict, fingerprint) -> list[str]:
+    """What ran in the kernels for these tests and changed since (e.g. ``test_x: probe get_reward``)."""
+    then = header["kernel"]
+    changed = [f"{grade_id}: cell" for grade_id in sorted(set(kernel_now) | set(then["cells"]))
+               if kernel_now.get(grade_id) != then["cells"].get(grade_id)
+               and (grade_id in tests or grade_id not in header["cells"])]  # a test in scope, or a provided cell
+    for grade_id in tests:
+        for check in header["cells"].get(grade_id, {}).get("checks", []):
+            key = f"{check['module']}.{check['name']}"
+            if then["probes"].get(key) != fingerprint(check["module"], check["name"]):
+                changed.append(f"{grade_id}: probe {check['name']}")
+    return changed
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A check's kept outputs, read (and checked against the header) only when they are judged."""
+    file: kept_probes.Kept
+    entry: dict
+
+
+class _Judge:
+    """``probes.judge`` of kept outputs, once per distinct outputs of a check (the SHA-256 of their line,
+    read and checked every time): a judge depends on the outputs alone, and a class's correct answers
+    mostly give the same."""
+
+    def __init__(self):
+        self.verdicts = {}
+
+    def __call__(self, check: dict) -> str | None:
+        kept = check["outputs"]
+        key = (check["module"], check["name"], kept.entry["sha256"])
+        line = kept.file.line(kept.entry)  # checked even when its verdict is known
+        if key not in self.verdicts:
+            outputs = kept_probes.parse(line, f"{kept.file.path.name}: the outputs of {check['name']}")
+            self.verdicts[key] = judge(check["module"], check["name"], outputs)
+        return self.verdicts[key]
+
+
+def _evidence(kept: kept_probes.Kept, cell: dict) -> dict:
+    """A kept cell's evidence as ``cell_reason`` takes it, each check's outputs to be read when judged
+    (``_Kept``); NotKept when some were dropped for their size."""
+    checks = []
+    for check in cell["checks"]:
+        entry = {"module": check["module"], "name": check["name"]}
+        if "dropped" in check:
+            raise kept_probes.NotKept(f"the outputs of {check['name']} were not kept ({check['dropped']})")
+        if "missing" in check:
+            entry["outputs"] = check["missing"]
+        elif "offset" in check:
+            entry["outputs"] = _Kept(kept, check)
+        checks.append(entry)
+    return {**cell, "checks": checks}
+
+
+def rejudge(course, assignment: str, tests=None, students=None, log=print, feedback: bool = True) -> Outcome:
+    """Judge `assignment`'s kept outputs again and write what changed (the module's docstring); only these
+    test cells (grade ids) and students when given. `feedback`: regenerate the changed students' feedback
+    (the command line always does). Raises Refused when a probe or a cell that ran changed, GraderError
+    when the step cannot run."""
+    course.require_gradebook()
+    if assignment not in course.assignments():
+        raise pipeline.GraderError(f"no assignment named {assignment} (the course has: "
+                                   f"{', '.join(course.assignments())})")
+    regenerate = (lambda names: pipeline.feedback(course, [assignment], log=lambda *_: None, students=names)) \
+        if feedback else (lambda names: {})
+    with rejudge_journal.locked(course, assignment):
+        outcome = Outcome(assignment, recovered=rejudge_journal.recover(course, assignment, regenerate))
+        if outcome.recovered:
+            log(outcome.recovered)
+        _rejudge(course, outcome, tests, students, regenerate)
+    return outcome
+
+
+def _rejudge(course, outcome: Outcome, tests, students, regenerate) -> None:
+    assignment = outcome.assignment
+    source, kernel_now = _source(course, assignment)
+    known = {grade_id for cells in source.values() for grade_id in cells}
+    if tests and set(tests) - known:
+        raise pipeline.GraderError(f"no test cell {', '.join(sorted(set(tests) - known))} in {assignment} "
+                                   f"(its test cells: {', '.join(sorted(known))})")
+    grades, source_cells = _gradebook(course, assignment, students)
+    scope = {nb: [g for g in cells if not tests or g in tests] for nb, cells in source.items()}
+    points_changed = sorted({(notebook, g) for (_, notebook), rows in grades.items() for g, row in rows.items()
+                             if g in scope.get(notebook, []) and row.max_score != source[notebook][g].points})
+    if points_changed and students:
+        raise Refused("the points of " + ", ".join(g for _, g in points_changed) + " changed in the source "
+                      "notebook: they change every student's score; rejudge without --student")
+    kept, blocked = _read_kept(course, outcome, grades, source)
+    _refuse_if_kernels_changed(course, assignment, kept, scope, kernel_now)
+    rows, files, changed = _judged(course, outcome, kept, grades, source, scope, blocked)
+    if points_changed and blocked:
+        raise Refused("the points of " + ", ".join(g for _, g in points_changed) + " changed in the source "
+                      f"notebook, which changes every student's score, but {len(blocked)} submission(s) have no "
+                      "kept outputs that can be judged (" + "; ".join(f"{k}: {v}" for k, v in sorted(
+                          {**outcome.not_kept, **outcome.untrusted}.items()) if k in blocked)
+                      + "): grade them again first: "
+                      + regrade_command(course, assignment, {k.split("/")[0] for k in blocked}))
+    for notebook, grade_id in points_changed:  # as generate_assignment records a test cell's points
+        row = next(r[grade_id] for (_, nb), r in grades.items() if nb == notebook and grade_id in r)
+        rows.append({"table": "grade_cell", "id": row.cell_id,
+                     "set": {"max_score": [row.max_score, source[notebook][grade_id].points]}})
+        source_id, checksum = source_cells[(notebook, grade_id)]
+        if checksum != source[notebook][grade_id].checksum:
+            rows.append({"table": "source_cell", "id": source_id,
+                         "set": {"checksum": [checksum, source[notebook][grade_id].checksum]}})
+    if rows or files:
+        outcome.feedback = rejudge_journal.apply(course, assignment, rows, files, sorted(changed), regenerate)
+
+
+def _read_kept(course, outcome: Outcome, grades: dict, source: dict) -> tuple[dict, set]:
+    """{(student, notebook): (its kept file, its report)} of the submissions that can be rejudged, and the
+    labels of those that cannot because their outputs were not kept or are refused (``outcome`` says why;
+    a submission waiting for a grading is left alone, not counted)."""
+    kept, blocked = {}, set()
+    for student, notebook in sorted(grades):
+        label = f"{student}/{notebook}"
+        if notebook not in source:
+            continue
+        why = _left_alone(course, outcome.assignment, student)
+        if why:  # its next grading judges it
+            outcome.not_kept[label] = why
+            continue
+        folder = Path(course.reports) / outcome.assignment / student
+        try:
+            report = json.loads((folder / f"{notebook}.json").read_text())
+            kept[(student, notebook)] = (kept_probes.read(folder, report, student, outcome.assignment, notebook),
+                                         report)
+        except kept_probes.NotKept as exc:
+            outcome.not_kept[label] = str(exc)
+            blocked.add(label)
+        except (kept_probes.Unusable, OSError, ValueError) as exc:
+            outcome.untrusted[label] = str(exc)
+            blocked.add(label)
+    return kept, blocked
+
+
+def _refuse_if_kernels_changed(course, assignment: str, kept: dict, scope: dict, kernel_now: dict) -> None:
+    """Refused, naming what changed, the submissions and the commands, when what ran in the kernels for the
+    tests in `scope` changed since their outputs were kept."""
+    fingerprints, stale = {}, {}
+
+    def fingerprint(module, name):
+        if (module, name) not in fingerprints:
+            fingerprints[(module, name)] = probe_fingerprint(module, name)
+        return fingerprints[(module, name)]
+
+    for (student, notebook), (kept_file, _) in kept.items():
+        for change in _kernel_changes(kept_file.header, scope[notebook], kernel_now[notebook], fingerprint):
+            stale.setdefault(f"{notebook}/{change}", set()).add(student)
+    if not stale:
+        return
+    affected = sorted({s for students in stale.values() for s in students})
+    named = {what.split("/", 1)[1].split(":")[0] for what in stale}
+    in_scope = {g for tests in scope.values() for g in tests}
+    others = sorted(in_scope - named) if named <= in_scope else []  # none when a provided cell changed
+    rebuild = any(what.endswith(": cell") for what in stale)
+    changes = "\n".join(f"  {what} ({len(who)} submission(s))" for what, who in sorted(stale.items()))
+    rest = ("\n(or rejudge only the tests whose kernels did not change: "
+            + command(course, "rejudge", assignment, *(f"--test {g}" for g in others)) + ")") if others else ""
+    raise Refused("what runs in the kernels changed since these outputs were kept, so only a grading can "
+                  f"judge them:\n{changes}\ngrade those submissions again: "
+                  + (command(course, "build") + ", then " if rebuild else "")
+                  + regrade_command(course, assignment, affected) + rest)
+
+
+def _judged(course, outcome: Outcome, kept: dict, grades: dict, source: dict, scope: dict,
+            blocked: set) -> tuple[list, dict, set]:
+    """Judge every kept submission's tests in `scope`; record the changes in `outcome`. Returns the
+    gradebook rows to write, {path: new bytes} of the files, and the students whose grades changed; a
+    submission whose kept outputs turn out unusable is added to `blocked`."""
+    rows_out, files, changed, judge_check = [], {}, set(), _Judge()
+    for (student, notebook), (kept_file, report) in kept.items():
+        label = f"{student}/{notebook}"
+        try:
+            verdicts = {g: cell_reason(_evidence(kept_file, kept_file.header["cells"][g]), judge_check)[0]
+                        for g in scope[notebook] if g in kept_file.header["cells"]}
+        except kept_probes.NotKept as exc:
+            outcome.not_kept[label] = str(exc)
+            blocked.add(label)
+            continue
+        except kept_probes.Unusable as exc:
+            outcome.untrusted[label] = str(exc)
+            blocked.add(label)
+            continue
+        changes, rows = [], []
+        for grade_id, reason in verdicts.items():
+            row, test = grades[(student, notebook)].get(grade_id), source[notebook][grade_id]
+            if row is None:
+                continue
+            new_score = test.points if reason is None else 0.0
+            old_reason = str(report.get("cells", {}).get(grade_id, {}).get("reason") or "")
+            needs_manual = row.manual_score is not None  # as nbgrader's SaveAutoGrades sets it
+            if (row.auto_score, row.max_score, row.needs_manual_grade, old_reason) == \
+                    (new_score, test.points, needs_manual, reason or ""):
+                outcome.unchanged += 1
+                continue
+            changes.append(Change(student, notebook, grade_id, row.auto_score, new_score, row.max_score, test.points,
+                                  old_reason, reason or ""))
+            if (row.auto_score, row.needs_manual_grade) != (new_score, needs_manual):
+                rows.append({"table": "grade", "id": row.id,
+                             "set": {"auto_score": [row.auto_score, new_score],
+                                     "needs_manual_grade": [row.needs_manual_grade, needs_manual]}})
+        if not changes:
+            continue
+        try:
+            files.update(_rewritten(course, outcome.assignment, student, notebook, report, changes,
+                                    kept_file.header, source[notebook]))
+        except ValueError as exc:
+            outcome.untrusted[label] = str(exc)
+            blocked.add(label)
+            continue
+        rows_out += rows
+        outcome.changes += changes
+        changed.add(student)
+        if any(row.late_penalty for row in grades[(student, notebook)].values()):
+            outcome.late.append(label)
+    return rows_out, files, changed
+
+
+def _rewritten(course, assignment: str, student: str, notebook: str, report: dict, changes: list[Change],
+               header: dict, tests: dict) -> dict[Path, bytes]:
+    """{path: new bytes} of the submission's autograded notebook (each changed test cell's verdict output;
+    its points and checksum as the source's) and report; ValueError when the notebook's verdict is not the
+    grader's own."""
+    path = Path(course.autograded) / student / assignment / f"{notebook}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells if c.cell_type == "code"}
+    report = json.loads(json.dumps(report))
+    for change in changes:
+        cell = cells.get(change.test)
+        if cell is None or not cell.outputs or not is_verdict(cell.outputs[-1]):
+            raise ValueError(f"{path.name}: the verdict of {change.test} is not the grader's (changed since grading)")
+        reason = change.new_reason or None
+        cell.outputs = verdict_outputs(cell.outputs[:-1], reason, len(header["cells"][change.test]["checks"]))
+        if change.new_max != change.old_max:  # as generate_assignment records a cell's points, and autograde copies
+            cell.metadata.nbgrader["points"] = change.new_max
+            cell.metadata.nbgrader["checksum"] = tests[change.test].checksum
+        verdict = report.setdefault("cells", {}).setdefault(change.test, {})
+        verdict.update(passed=reason is None, points=change.new_max, reason=change.new_reason)
+    report["rejudged"] = round(time.time(), 3)
+    return {path: nbformat.writes(nb).encode(),
+            Path(course.reports) / assignment / student / f"{notebook}.json": json.dumps(report, indent=1).encode()}
+
+
+def table(outcome: Outcome, width: int = 60) -> str:
+    """Who changed from what to what: student, test, old -> new score, old -> new reason (their first
+    lines, the whole in the report)."""
+    def first(reason: str) -> str:
+        line = str(pipeline.neutralise(reason.splitlines()[0] if reason else "passed"))
+        return line if len(line) <= width else line[:width - 3] + "..."
+
+    def score(value, points) -> str:
+        return f"{'-' if value is None else format(value, 'g')}/{points:g}"
+
+    rows = [(str(pipeline.neutralise(c.student)), c.test, f"{score(c.old_score, c.old_max)} -> "
+             f"{score(c.new_score, c.new_max)}", f"{first(c.old_reason)} -> {first(c.new_reason)}"
+             if c.old_reason != c.new_reason else f"(unchanged) {first(c.new_reason)}") for c in outcome.changes]
+    header = ("student", "test", "score", "reason")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3]
+                     for r in [header, *rows])

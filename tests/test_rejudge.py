@@ -1,0 +1,414 @@
+"""Re-judging without kernels (issue 50, item 2): the kept probe outputs judged again, as a grading would.
+
+The quick tests write and read kept files of their own and fingerprint edited copies of a probe module.
+The others rejudge copies of the suite's graded corpus (``tests/courses.py``, graded once per run): with
+nothing changed (every corpus case, hostile ones included, keeps its score and reason, and nothing is
+written), after a judge's tolerance changed (against a real grading with the same tolerance), after a
+point value changed (against nbgrader's own scoring of the rejudged notebook and what ``build`` records),
+with a kept file tampered with, after a probe, its cases or a test cell changed (refused, with the
+command), and interrupted between its steps (a failure before the transaction, a kill after it).
+"""
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook, GradeCell, SourceCell
+from nbgrader.utils import compute_checksum, determine_grade
+
+from courses import CELL_TIMEOUT, SLOW_CELLS, graded_corpus
+
+from autograder import kept_probes, pipeline, probes, rejudge, rejudge_journal, sandbox
+from autograder.assignments.ttt1_mcts import checks as ttt1_checks
+from autograder.grading_config import COURSE_ID, REPO_ROOT
+
+ASSIGNMENT = "ttt1_mcts"
+
+
+# ----------------------------------------------------------------------------- kept files (quick)
+
+def _notebook():
+    cell = nbformat.v4.new_code_cell
+    return nbformat.v4.new_notebook(cells=[
+        cell("import numpy as np", metadata={"nbgrader": {"grade_id": "setup", "locked": True}}),
+        cell("def get_reward(board): ...", metadata={"nbgrader": {"grade_id": "get_reward", "solution": True}}),
+        cell("check_get_reward(get_reward)", metadata={"nbgrader": {"grade_id": "test_get_reward", "grade": True,
+                                                                    "locked": True, "points": 3}})])
+
+
+OUTPUTS = [{"reward": 1.0, "done": True}, {"raises": "ValueError: no\nline"}, {"reward": 1e-300, "done": False}]
+
+
+def _kept(tmp_path):
+    evidence = {"test_get_reward": {"visible": None, "probed": True, "probe_error": None, "checks": [
+        {"module": ASSIGNMENT, "name": "get_reward", "outputs": OUTPUTS},
+        {"module": ASSIGNMENT, "name": "get_action_prob", "outputs": "no test data came back for get_action_prob"}]}}
+    report = {"student": "alice", "assignment": ASSIGNMENT, "notebook": ASSIGNMENT}
+    report["kept_probes"] = kept_probes.write(tmp_path, report, _notebook(), evidence)
+    return report, tmp_path / f"{ASSIGNMENT}{kept_probes.SUFFIX}"
+
+
+def test_a_kept_file_gives_back_what_the_judge_received_and_refuses_any_change(tmp_path):
+    report, path = _kept(tmp_path)
+    kept = kept_probes.read(tmp_path, report, "alice", ASSIGNMENT, ASSIGNMENT)
+    cell = kept.header["cells"]["test_get_reward"]
+    assert kept_probes.parse(kept.line(cell["checks"][0]), "") == OUTPUTS
+    assert cell["checks"][1]["missing"] == "no test data came back for get_action_prob"
+    assert kept.header["kernel"] == {"cells": {"setup": kept_probes.digest(b"import numpy as np"),
+                                               "test_get_reward": kept_probes.digest(b"check_get_reward(get_reward)")},
+                                     "probes": {f"{ASSIGNMENT}.{n}": probes.probe_fingerprint(ASSIGNMENT, n)
+                                                for n in ("get_reward", "get_action_prob")}}
+    assert gzip.decompress(path.read_bytes()).split(b"\n")[1] == json.dumps(OUTPUTS, separators=(",", ":")).encode()
+
+    with pytest.raises(kept_probes.Unusable, match="another submission"):
+        kept_probes.read(tmp_path, {**report}, "bob", ASSIGNMENT, ASSIGNMENT)
+    with pytest.raises(kept_probes.NotKept):
+        kept_probes.read(tmp_path, {k: v for k, v in report.items() if k != "kept_probes"}, "alice", ASSIGNMENT,
+                         ASSIGNMENT)
+    data = path.read_bytes()
+    member = len(data) - cell["checks"][0]["size"]  # the outputs' member, the last one
+    forged = gzip.compress(json.dumps([{"reward": 0.0, "done": True}] * 3).encode() + b"\n")
+    path.write_bytes(data[:member] + forged)  # other outputs, a valid gzip member: the header's digest says no
+    with pytest.raises(kept_probes.Unusable, match="changed since they were kept"):
+        kept.line({**cell["checks"][0], "size": len(forged)})
+    path.write_bytes(data[:member + 20] + bytes([data[member + 20] ^ 1]) + data[member + 21:])  # a flipped bit
+    with pytest.raises(kept_probes.Unusable, match="unreadable"):
+        kept.line(cell["checks"][0])
+    header = json.loads(gzip.decompress(data).split(b"\n")[0])
+    header["cells"]["test_get_reward"]["visible"] = "AssertionError: forged"
+    path.write_bytes(gzip.compress(json.dumps(header).encode() + b"\n") + data[len(data) - member:])
+    with pytest.raises(kept_probes.Unusable, match="changed since it was graded"):
+        kept_probes.read(tmp_path, report, "alice", ASSIGNMENT, ASSIGNMENT)
+
+
+def test_the_probe_fingerprint_follows_what_the_probe_reaches(tmp_path, monkeypatch):
+    names = ("get_reward", "get_action_prob", "search_iter")
+    before = {name: probes.probe_fingerprint(ASSIGNMENT, name) for name in names}
+    shutil.copytree(probes.CONTENT_DIR / ASSIGNMENT, tmp_path / "content" / ASSIGNMENT)
+    for name in ("_probe_util.py", "_probe_runtime.py"):
+        shutil.copy(probes.PACKAGE_DIR / name, tmp_path / name)
+    monkeypatch.setattr(probes, "CONTENT_DIR", tmp_path / "content")
+    monkeypatch.setattr(probes, "PACKAGE_DIR", tmp_path)
+    probe_file, util = tmp_path / "content" / ASSIGNMENT / "probes.py", tmp_path / "_probe_util.py"
+
+    def changed_by(path, old, new):
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new, 1))
+        return {name for name in names if probes.probe_fingerprint(ASSIGNMENT, name) != before[name]}
+
+    assert changed_by(probe_file, "import numpy as np\n", "import numpy as np  # a comment\n\n\n") == set()
+    assert changed_by(probe_file, "SEARCH_CHECKPOINTS = (1, 2,", "SEARCH_CHECKPOINTS = (1,") == {"search_iter"}
+    before["search_iter"] = probes.probe_fingerprint(ASSIGNMENT, "search_iter")
+    # short() of _probe_util: get_reward's probe calls it, search_iter's runs every probe (PROBES)
+    assert changed_by(util, "    text = repr(value)\n", "    text = str(value)\n") == {"get_reward", "search_iter"}
+    before.update({name: probes.probe_fingerprint(ASSIGNMENT, name) for name in names})
+    encoded = probes.encoded_cases
+    monkeypatch.setattr(probes, "encoded_cases", lambda m, n: encoded(m, n) + (b" " if n == "get_action_prob" else b""))
+    assert {name for name in names if probes.probe_fingerprint(ASSIGNMENT, name) != before[name]} == {"get_action_prob"}
+
+
+# ----------------------------------------------------------------------------- the graded corpus (slow)
+
+def _graded(tmp_path_factory, tmp_path, students=()) -> pipeline.Course:
+    """A copy of the suite's graded corpus; of part 1 only these students' submissions when given (the
+    others leave the gradebook and the folders: less feedback to write again)."""
+    course, _ = graded_corpus(tmp_path_factory, tmp_path / "ws")
+    if students:
+        with Gradebook(course.db_url, COURSE_ID) as gb:
+            others = [s.student_id for s in gb.assignment_submissions(ASSIGNMENT) if s.student_id not in students]
+            for student in others:
+                gb.remove_submission(ASSIGNMENT, student)
+        for student in others:
+            for folder in (course.submitted, course.autograded, course.feedback):
+                shutil.rmtree(Path(folder) / student / ASSIGNMENT, ignore_errors=True)
+            shutil.rmtree(course.reports / ASSIGNMENT / student, ignore_errors=True)
+    return course
+
+
+def _files(course) -> dict:
+    """{path: (size, mtime)} of every file a rejudge may write (the rejudge's own lock aside)."""
+    folders = (course.autograded, course.feedback, course.reports)
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for folder in folders for p in Path(folder).rglob("*")
+            if p.is_file() and rejudge_journal.folder(course) not in p.parents} | {
+        course.gradebook: (course.gradebook.stat().st_size, course.gradebook.stat().st_mtime_ns)}
+
+
+def _tests(course) -> dict:
+    """{notebook: its test cells' grade ids} (graded code cells that are not answers)."""
+    found = {}
+    for path in Path(course.source).glob("*/*.ipynb"):
+        found[path.stem] = {c.metadata.nbgrader["grade_id"] for c in nbformat.read(path, as_version=4).cells
+                            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+                            and not c.metadata.nbgrader.get("solution")}
+    return found
+
+
+@pytest.mark.slow
+def test_with_nothing_changed_every_corpus_case_keeps_its_grade_and_nothing_is_written(tmp_path_factory, tmp_path):
+    """Every e2e corpus case, hostile ones included: the kept outputs judged again give the gradebook's score
+    and the report's reason for every test cell, as the grading did; no file is written, no feedback."""
+    course, facts = graded_corpus(tmp_path_factory, tmp_path / "ws")
+    before, tests = _files(course), _tests(course)
+    rows = [r for r in pipeline.grade_rows(course) if r["status"].startswith("graded")]
+    judged, not_kept = 0, {}
+    for assignment in course.assignments():
+        outcome = rejudge.rejudge(course, assignment)
+        assert (outcome.changes, outcome.untrusted, outcome.recovered, outcome.feedback) == ([], {}, "", {}), \
+            [(c.student, c.test, c.old_reason[:200], c.new_reason[:200]) for c in outcome.changes]
+        judged += outcome.unchanged
+        not_kept.update(outcome.not_kept)
+    assert judged == sum(len(tests[r["notebook"]] & set(r["cells"])) for r in rows) > 300
+    failed = {f"{s}/{a}" for (a, s), result in facts["results"].items() if not result["ok"]}
+    assert set(not_kept) <= failed == {"broken_json/ttt1_mcts"}, not_kept
+    assert _files(course) == before
+
+
+@pytest.mark.slow
+def test_a_changed_tolerance_gives_what_grading_with_it_gives(tmp_path_factory, tmp_path, monkeypatch):
+    """get_action_prob's tolerance loosened until the answer that forgets the temperature passes the hidden
+    judge: its cell still fails, now on the visible test alone, exactly as a grading with that tolerance
+    (the real sandbox, its judges in this process) decides; only that student's feedback is written again."""
+    course = _graded(tmp_path_factory, tmp_path, {"partial_action_prob", "full"})
+    feedback = {s: (course.feedback / s / ASSIGNMENT / f"{ASSIGNMENT}.html").stat().st_mtime_ns
+                for s in ("partial_action_prob", "full")}
+    monkeypatch.setattr(ttt1_checks, "FLOAT_TOLERANCE", 1.0)
+    outcome = rejudge.rejudge(course, ASSIGNMENT)
+    [change] = outcome.changes
+    assert (change.student, change.test, change.old_score, change.new_score) == \
+        ("partial_action_prob", "test_get_action_prob", 0, 0)
+    assert change.old_reason.startswith("get_action_prob gives a wrong result")
+    assert change.new_reason.startswith("AssertionError: get_action_prob(tree, 0, 0.5)"), change.new_reason
+
+    path = course.autograded / "partial_action_prob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    grader = sandbox.SandboxExecute(timeout=CELL_TIMEOUT, cell_timeouts=SLOW_CELLS,
+                                    report_directory=str(tmp_path / "regrade"))
+    regraded_nb, _ = grader.preprocess(nbformat.read(path, as_version=4), {"nbgrader": {
+        "student": "partial_action_prob", "assignment": ASSIGNMENT, "notebook": ASSIGNMENT}})
+    regraded = json.loads((tmp_path / "regrade" / ASSIGNMENT / "partial_action_prob" / f"{ASSIGNMENT}.json")
+                          .read_text())
+    rejudged = json.loads((course.reports / ASSIGNMENT / "partial_action_prob" / f"{ASSIGNMENT}.json").read_text())
+    assert rejudged["cells"] == regraded["cells"]
+    verdicts = lambda nb: {c.metadata.nbgrader["grade_id"]: c.outputs[-1] for c in nb.cells  # noqa: E731
+                           if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"}
+    assert verdicts(nbformat.read(path, as_version=4)) == verdicts(regraded_nb)
+    row = next(r for r in pipeline.grade_rows(course, [ASSIGNMENT], ["partial_action_prob"]))
+    assert row["cells"]["test_get_action_prob"]["score"] == 0
+    after = {s: (course.feedback / s / ASSIGNMENT / f"{ASSIGNMENT}.html").stat().st_mtime_ns for s in feedback}
+    assert after["full"] == feedback["full"] and after["partial_action_prob"] > feedback["partial_action_prob"]
+
+
+def _own_source(course) -> Path:
+    """The course's source/ (a link to the pack's assignments/) made a copy to edit; part 1's notebook."""
+    link = Path(course.source)
+    link.unlink()
+    shutil.copytree(REPO_ROOT / "assignments", link)
+    return link / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def _edit(path: Path, grade_id: str, points=None, append: str = "") -> None:
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    if points is not None:
+        cell.metadata.nbgrader["points"] = points
+    cell.source += append
+    nbformat.write(nb, path)
+
+
+def _recorded_cells(course) -> dict:
+    """{grade_id: (GradeCell.max_score, SourceCell.checksum)} of part 1, as the gradebook holds them."""
+    with Gradebook(course.db_url, COURSE_ID) as gb:
+        sources = {c.name: c.checksum for c in gb.db.query(SourceCell) if c.notebook.assignment.name == ASSIGNMENT}
+        return {c.name: (c.max_score, sources[c.name]) for c in gb.db.query(GradeCell)
+                if c.notebook.assignment.name == ASSIGNMENT}
+
+
+def cli(course, *args):
+    done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), *args],
+                          capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.slow
+def test_a_changed_point_value_counts_as_build_and_a_regrade_would(tmp_path_factory, tmp_path):
+    """test_get_reward worth 5 instead of 3 in the source notebook: every student's row changes (5 where it
+    passed), nbgrader's own scoring of each rejudged notebook gives the gradebook's scores, and
+    ``generate_assignment`` (what build runs) finds the points and checksums it would record already
+    recorded. A test cell changed since is refused, naming build and the regrade."""
+    students = {"full", "blank"}
+    course = _graded(tmp_path_factory, tmp_path, students)
+    notebook = _own_source(course)
+    _edit(notebook, "test_get_reward", points=5)
+    with pytest.raises(rejudge.Refused, match="without --student"):
+        rejudge.rejudge(course, ASSIGNMENT, students=["full"])
+    outcome = rejudge.rejudge(course, ASSIGNMENT)
+    assert {(c.student, c.test, c.old_score, c.new_score, c.old_max, c.new_max) for c in outcome.changes} == {
+        ("full", "test_get_reward", 3, 5, 3, 5), ("blank", "test_get_reward", 0, 0, 3, 5)}
+    assert set(outcome.feedback) == {(ASSIGNMENT, s) for s in students}
+    rows = {r["student"]: r for r in pipeline.grade_rows(course, [ASSIGNMENT])}
+    for student in students:
+        nb = nbformat.read(course.autograded / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in _tests(course)[ASSIGNMENT]:  # what SaveAutoGrades would record for this notebook
+                recorded = rows[student]["cells"][grade_id]
+                assert determine_grade(cell) == (recorded["score"], recorded["max"]), (student, grade_id)
+                assert cell.metadata.nbgrader["checksum"] == compute_checksum(cell)
+        assert (course.feedback / student / ASSIGNMENT / f"{ASSIGNMENT}.html").exists()
+    assert rows["full"]["code_score"] == 23
+    recorded = _recorded_cells(course)
+    assert recorded["test_get_reward"][0] == 5
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", "--log-level=ERROR")
+    assert _recorded_cells(course) == recorded
+
+    _edit(notebook, "test_get_reward", append="\nassert True")
+    with pytest.raises(rejudge.Refused) as refused:
+        rejudge.rejudge(course, ASSIGNMENT)
+    assert f"{ASSIGNMENT}/test_get_reward: cell (2 submission(s))" in str(refused.value)
+    assert (f"python -m autograder --workspace {course.root} build, then python -m autograder --workspace "
+            f"{course.root} autograde {ASSIGNMENT} --student blank --student full --regrade") in str(refused.value)
+
+
+def _forge(course, student: str, name: str, outputs) -> None:
+    """Rewrite `student`'s kept outputs of check `name` as `outputs`, every digest redone (header, report):
+    what someone who can write the report folder could do."""
+    folder = course.reports / ASSIGNMENT / student
+    path, report_path = folder / f"{ASSIGNMENT}{kept_probes.SUFFIX}", folder / f"{ASSIGNMENT}.json"
+    header, *lines = gzip.decompress(path.read_bytes()).split(b"\n")[:-1]
+    header, members, offset = json.loads(header), [], 0
+    entries = [c for cell in header["cells"].values() for c in cell["checks"] if "offset" in c]
+    for entry, line in zip(sorted(entries, key=lambda c: c["offset"]), lines):
+        if entry["name"] == name:
+            line = json.dumps(outputs, separators=(",", ":")).encode()
+        members.append(gzip.compress(line + b"\n"))
+        entry.update(offset=offset, size=len(members[-1]), bytes=len(line), sha256=kept_probes.digest(line))
+        offset += len(members[-1])
+    head = json.dumps(header).encode()
+    path.write_bytes(gzip.compress(head + b"\n") + b"".join(members))
+    report = json.loads(report_path.read_text())
+    report["kept_probes"]["sha256"] = kept_probes.digest(head)
+    report_path.write_text(json.dumps(report))
+
+
+@pytest.mark.slow
+def test_kept_outputs_are_claims_a_tampered_file_is_refused_and_forged_data_validated(tmp_path_factory, tmp_path):
+    """A kept file changed behind the report's back is refused (its grades left as they are, exit status 1,
+    the regrade named); one forged with every digest redone is still only a claim: its outputs go through
+    the schema first, and data no probe gives (an empty list) fails the cell as malformed."""
+    course = _graded(tmp_path_factory, tmp_path, {"full", "always_equal"})
+    kept = course.reports / ASSIGNMENT / "full" / f"{ASSIGNMENT}{kept_probes.SUFFIX}"
+    data = bytearray(kept.read_bytes())
+    data[-100] ^= 1  # inside the last check's outputs
+    kept.write_bytes(bytes(data))
+    _forge(course, "always_equal", "get_reward", [])
+    before = _files(course)
+    outcome = rejudge.rejudge(course, ASSIGNMENT, feedback=False)
+    assert list(outcome.untrusted) == ["full/ttt1_mcts"] and "search_iter" in outcome.untrusted["full/ttt1_mcts"]
+    [change] = outcome.changes
+    assert (change.student, change.test, change.old_score, change.new_score) == \
+        ("always_equal", "test_get_reward", 0, 0)
+    assert "get_reward: the test data that came back from your kernel is incomplete or malformed" in change.new_reason
+    full = [p for p in before if "/full/" in str(p)]
+    assert all(p.stat().st_mtime_ns == before[p][1] for p in full)
+    code, out, err = cli(course, "rejudge", ASSIGNMENT)
+    assert code == 1 and "0 verdict(s) changed" in out
+    assert "refused full/ttt1_mcts: ttt1_mcts.probes.jsonl.gz: the outputs of search_iter" in err
+    assert err.strip().endswith(f"grade them again: python -m autograder --workspace {course.root} autograde "
+                                f"{ASSIGNMENT} --student full --regrade"), err
+
+
+@pytest.mark.slow
+def test_a_changed_probe_or_its_cases_is_refused_naming_the_kernels_to_run(tmp_path_factory, tmp_path, monkeypatch):
+    """get_reward's probe edited: its test and search_iter's (whose probe runs get_reward's) are refused,
+    naming every submission whose kernels must run again and the tests that can still be rejudged; a case
+    file that changed is refused the same way; nothing is written."""
+    course, facts = graded_corpus(tmp_path_factory, tmp_path / "ws")
+    before = _files(course)
+    graded = sorted(s for (a, s), result in facts["results"].items() if a == ASSIGNMENT and result["ok"])
+    content = tmp_path / "content"
+    shutil.copytree(probes.CONTENT_DIR, content)
+    probe_file = content / ASSIGNMENT / "probes.py"
+    text = probe_file.read_text()
+    assert text.count('"reward": float(result[0])') == 1
+    probe_file.write_text(text.replace('"reward": float(result[0])', '"reward": float(result[0]) + 0.0'))
+    monkeypatch.setattr(probes, "CONTENT_DIR", content)
+    with pytest.raises(rejudge.Refused) as refused:
+        rejudge.rejudge(course, ASSIGNMENT)
+    message = str(refused.value)
+    assert f"{ASSIGNMENT}/test_get_reward: probe get_reward ({len(graded)} submission(s))" in message
+    assert f"{ASSIGNMENT}/test_search_iter: probe search_iter ({len(graded)} submission(s))" in message
+    assert rejudge.regrade_command(course, ASSIGNMENT, graded) in message
+    assert (f"rejudge {ASSIGNMENT} --test test_expand_node --test test_get_action_prob --test test_get_next_state "
+            "--test test_select_action") in message
+    assert rejudge.rejudge(course, ASSIGNMENT, tests=["test_get_action_prob"]).changes == []
+    monkeypatch.undo()
+    encoded = probes.encoded_cases
+    monkeypatch.setattr(probes, "encoded_cases", lambda m, n: encoded(m, n) + (b" " if n == "select_action" else b""))
+    with pytest.raises(rejudge.Refused, match=f"{ASSIGNMENT}/test_select_action: probe select_action"):
+        rejudge.rejudge(course, ASSIGNMENT, tests=["test_select_action", "test_get_reward"])
+    assert _files(course) == before
+
+
+KILL_AFTER_THE_TRANSACTION = """
+import os, signal, sys
+from autograder import pipeline, rejudge, rejudge_journal
+rejudge_journal._finish = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # the gradebook written, no file yet
+rejudge.rejudge(pipeline.Course.workspace(sys.argv[1]), sys.argv[2])
+"""
+
+
+@pytest.mark.slow
+def test_an_interrupted_rejudge_is_rolled_back_or_completed(tmp_path_factory, tmp_path, monkeypatch):
+    """A failure before the gradebook's transaction leaves the old grades, and the next rejudge removes what
+    was staged; a kill after it (the worst point: the gradebook new, every file old) is completed by the next
+    rejudge: the files put in place, the feedback regenerated. Each grade is old or new, never a mix."""
+    students = ["blank", "full"]
+    course = _graded(tmp_path_factory, tmp_path, set(students))
+    notebook = _own_source(course)
+    journal = rejudge_journal.journal_path(course, ASSIGNMENT)
+    report = lambda s: json.loads((course.reports / ASSIGNMENT / s / f"{ASSIGNMENT}.json").read_text())  # noqa: E731
+    staged = lambda: sorted(Path(course.root).rglob(f"*{rejudge_journal.STAGED}"))  # noqa: E731
+
+    def grades():  # {student: (gradebook's max and score of test_get_reward, the report's points, the notebook's)}
+        rows = {r["student"]: r["cells"]["test_get_reward"] for r in pipeline.grade_rows(course, [ASSIGNMENT])}
+        cells = {s: next(c for c in nbformat.read(course.autograded / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                                                  as_version=4).cells
+                         if c.metadata.get("nbgrader", {}).get("grade_id") == "test_get_reward") for s in students}
+        return {s: (rows[s]["max"], rows[s]["score"], report(s)["cells"]["test_get_reward"]["points"],
+                    cells[s].metadata.nbgrader["points"]) for s in students}
+
+    old = grades()
+    assert old == {"blank": (3, 0, 3, 3), "full": (3, 3, 3, 3)}
+    _edit(notebook, "test_get_reward", points=4)
+
+    def fail(*args):
+        raise RuntimeError("injected: before the transaction")
+    monkeypatch.setattr(rejudge_journal, "_rows", fail)
+    with pytest.raises(RuntimeError, match="injected"):
+        rejudge.rejudge(course, ASSIGNMENT)
+    assert journal.exists() and len(staged()) == 4 and grades() == old
+    monkeypatch.undo()
+    outcome = rejudge.rejudge(course, ASSIGNMENT, feedback=False)
+    assert outcome.recovered == "rolled back an interrupted rejudge: its gradebook rows were never written"
+    new = {"blank": (4, 0, 4, 4), "full": (4, 4, 4, 4)}
+    assert len(outcome.changes) == 2 and grades() == new and not journal.exists() and not staged()
+
+    _edit(notebook, "test_get_reward", points=3)
+    killed = subprocess.run([sys.executable, "-c", KILL_AFTER_THE_TRANSACTION, str(course.root), ASSIGNMENT],
+                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert killed.returncode == -9, killed.stderr
+    mixed = grades()
+    assert journal.exists() and len(staged()) == 4
+    assert {s: g[:2] for s, g in mixed.items()} == {s: g[:2] for s, g in old.items()}  # the gradebook: new
+    assert {s: g[2:] for s, g in mixed.items()} == {s: g[2:] for s, g in new.items()}  # the files: not yet
+    html = course.feedback / "full" / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    written = html.stat().st_mtime_ns
+    outcome = rejudge.rejudge(course, ASSIGNMENT)
+    assert outcome.recovered.startswith("completed an interrupted rejudge: 3 gradebook row(s) were written, "
+                                        "4 file(s) put in place, feedback of 2 student(s) regenerated")
+    assert outcome.changes == [] and grades() == old and not journal.exists() and not staged()
+    assert html.stat().st_mtime_ns > written
