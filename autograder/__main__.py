@@ -146,9 +146,8 @@ def rejudge(course, args) -> int:
         print(f"feedback regenerated for {len(outcome.feedback) - len(withheld)} student(s) in {course.feedback}"
               + "".join(f"\n  {neutralise(s)}: {why}" for (_, s), why in sorted(withheld.items())))
     if outcome.late:
-        print(f"late penalties left as graded ({len(outcome.late)}, computed from the old score): "
-              + ", ".join(map(neutralise, outcome.late)) + "; recompute them with "
-              + rejudging.regrade_command(course, args.assignment, {k.split("/")[0] for k in outcome.late}))
+        print(f"late penalties computed again from the new scores ({len(outcome.late)}): "
+              + "; ".join(map(neutralise, outcome.late)))
     if outcome.not_kept:
         print(f"left alone ({len(outcome.not_kept)}): " + "; ".join(f"{neutralise(k)}: {why}" for k, why
                                                               in sorted(outcome.not_kept.items())))

@@ -23,6 +23,7 @@ notebook. ``rejudge``:
 """
 import json
 import time
+from datetime import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,8 +58,8 @@ class Outcome:
     """What a rejudge did: `changes`, how many verdicts stayed as they were, the submissions left alone
     ({"<student>/<notebook>": why}: `not_kept`, and `untrusted` whose kept file was refused), what it
     completed of an interrupted one, the regenerated feedback ({(assignment, student): problem}), and the
-    changed submissions with a late penalty (nbgrader computed it from the score when grading; a rejudge
-    leaves it as it was: a regrade computes it again)."""
+    changed submissions whose late penalty the rejudge computed again from their new score (deadlines.toml's
+    policy, as ``late_work.ApplyLatePolicy`` applies it when grading)."""
     assignment: str
     changes: list[Change] = field(default_factory=list)
     unchanged: int = 0
@@ -66,7 +67,7 @@ class Outcome:
     untrusted: dict = field(default_factory=dict)
     recovered: str = ""
     feedback: dict = field(default_factory=dict)
-    late: list = field(default_factory=list)  # changed submissions whose late penalty was set from the old score
+    late: list = field(default_factory=list)  # "<student>/<notebook>: <old> -> <new> points taken for late work"
 
 
 def command(course, *words: str) -> str:
@@ -114,9 +115,19 @@ class _Row:
     late_penalty: float  # the submitted notebook's
 
 
-def _gradebook(course, assignment: str, students) -> tuple[dict, dict]:
+@dataclass
+class _Notebook:
+    """A submitted notebook as the gradebook holds it: its id, the score of its cells that are not code
+    tests (written answers, graded by hand), its late penalty as stored (None: none) and its points."""
+    id: str
+    other_score: float
+    late_penalty: float | None
+    max_score: float
+
+
+def _gradebook(course, assignment: str, students) -> tuple[dict, dict, dict]:
     """({(student, notebook): {grade_id: _Row}} of the code grade cells, {(notebook, grade_id): (SourceCell
-    id, checksum)}), in two queries."""
+    id, checksum)}, {(student, notebook): _Notebook}), in three queries."""
     from nbgrader.api import (Assignment, Gradebook, GradeCell, Notebook, SourceCell, SubmittedAssignment,
                               SubmittedNotebook, Grade)
 
@@ -139,7 +150,17 @@ def _gradebook(course, assignment: str, students) -> tuple[dict, dict]:
                  .join(Assignment, Notebook.assignment_id == Assignment.id).filter(Assignment.name == assignment))
         for source_id, name, checksum, notebook in query:
             sources[(notebook, name)] = (source_id, checksum)
-    return grades, sources
+        notebooks = {}
+        query = (gb.db.query(SubmittedNotebook, SubmittedAssignment.student_id, Notebook.name)
+                 .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+                 .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+                 .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id).filter(Assignment.name == assignment))
+        for submitted, student, notebook in query:
+            if not students or student in students:
+                other = sum(g.score for g in submitted.grades if g.cell.cell_type != "code")
+                notebooks[(student, notebook)] = _Notebook(submitted.id, float(other), submitted.late_submission_penalty,
+                                                           float(submitted.max_score))
+    return grades, sources, notebooks
 
 
 def _left_alone(course, assignment: str, student: str) -> str:
@@ -236,7 +257,7 @@ def _rejudge(course, outcome: Outcome, tests, students, regenerate) -> None:
     if tests and set(tests) - known:
         raise pipeline.GraderError(f"no test cell {', '.join(sorted(set(tests) - known))} in {assignment} "
                                    f"(its test cells: {', '.join(sorted(known))})")
-    grades, source_cells = _gradebook(course, assignment, students)
+    grades, source_cells, notebooks = _gradebook(course, assignment, students)
     scope = {nb: [g for g in cells if not tests or g in tests] for nb, cells in source.items()}
     points_changed = sorted({(notebook, g) for (_, notebook), rows in grades.items() for g, row in rows.items()
                              if g in scope.get(notebook, []) and row.max_score != source[notebook][g].points})
@@ -245,7 +266,7 @@ def _rejudge(course, outcome: Outcome, tests, students, regenerate) -> None:
                       "notebook: they change every student's score; rejudge without --student")
     kept, blocked = _read_kept(course, outcome, grades, source)
     _refuse_if_kernels_changed(course, assignment, kept, scope, kernel_now)
-    rows, files, changed = _judged(course, outcome, kept, grades, source, scope, blocked)
+    rows, files, changed = _judged(course, outcome, kept, grades, source, scope, blocked, notebooks)
     if points_changed and blocked:
         raise Refused("the points of " + ", ".join(g for _, g in points_changed) + " changed in the source "
                       f"notebook, which changes every student's score, but {len(blocked)} submission(s) have no "
@@ -322,7 +343,7 @@ def _refuse_if_kernels_changed(course, assignment: str, kept: dict, scope: dict,
 
 
 def _judged(course, outcome: Outcome, kept: dict, grades: dict, source: dict, scope: dict,
-            blocked: set) -> tuple[list, dict, set]:
+            blocked: set, notebooks: dict) -> tuple[list, dict, set]:
     """Judge every kept submission's tests in `scope`; record the changes in `outcome`. Returns the
     gradebook rows to write, {path: new bytes} of the files, and the students whose grades changed; a
     submission whose kept outputs turn out unusable is added to `blocked`."""
@@ -367,12 +388,52 @@ def _judged(course, outcome: Outcome, kept: dict, grades: dict, source: dict, sc
             outcome.untrusted[label] = str(exc)
             blocked.add(label)
             continue
+        new_scores = {c.test: c.new_score for c in changes}
+        code_score = sum(row.manual_score if row.manual_score is not None else new_scores.get(g, row.auto_score) or 0.0
+                         for g, row in grades[(student, notebook)].items())
+        added_points = sum(c.new_max - c.old_max for c in changes)  # a point value changed: the notebook's too
+        late = _late_penalty(course, outcome.assignment, student, notebook, notebooks.get((student, notebook)),
+                             code_score, added_points)
+        if late:
+            rows.append(late[0])
+            files[late[1]] = late[2]
+            outcome.late.append(f"{label}: {late[3]}")
         rows_out += rows
         outcome.changes += changes
         changed.add(student)
-        if any(row.late_penalty for row in grades[(student, notebook)].values()):
-            outcome.late.append(label)
     return rows_out, files, changed
+
+
+def _late_penalty(course, assignment: str, student: str, notebook: str, submitted: _Notebook | None,
+                  code_score: float, added_points: float):
+    """(gradebook row, late report path, its new bytes, the change in words) of a submission's late penalty
+    computed again for its new code score (and its notebook's points grown by `added_points`), as
+    ``late_work.ApplyLatePolicy`` computes it when grading (the policy's points, at most the score); None
+    when it has no late report (no due date) or keeps its penalty."""
+    from . import deadlines, late_work
+
+    report = late_work.read_report(course.reports, assignment, student, notebook)
+    if not report or submitted is None:
+        return None
+    plan = course.deadlines()
+    rule = plan.rule(assignment)
+    if rule is None:
+        return None
+    moment = report.get("submitted_utc")
+    lateness = deadlines.assess(rule, deadlines.utc(datetime.fromisoformat(moment)) if moment else None,
+                                plan.extension(student, assignment), report.get("status") == deadlines.LATE_UNKNOWN)
+    score = code_score + submitted.other_score
+    max_score = submitted.max_score + added_points
+    taken = min(max(lateness.points(score, max_score), 0.0), score)
+    old = submitted.late_penalty or 0.0
+    if abs(taken - old) < 1e-9:
+        return None
+    stored = taken if submitted.late_penalty is not None or taken else None
+    path = late_work.report_path(course.reports, assignment, student, notebook)
+    new_report = {**report, "penalty_points": taken, "rule": lateness.rule, "max_score": max_score}
+    row = {"table": "submitted_notebook", "id": submitted.id,
+           "set": {"late_submission_penalty": [submitted.late_penalty, stored]}}
+    return row, path, json.dumps(new_report, indent=1).encode(), f"{old:g} -> {taken:g} points taken for late work"
 
 
 def _rewritten(course, assignment: str, student: str, notebook: str, report: dict, changes: list[Change],

@@ -47,9 +47,10 @@ def locked(course, assignment: str):
 
 
 def _models():
-    from nbgrader.api import Grade, GradeCell, SourceCell
+    from nbgrader.api import Grade, GradeCell, SourceCell, SubmittedNotebook
 
-    return {"grade": Grade, "grade_cell": GradeCell, "source_cell": SourceCell}
+    return {"grade": Grade, "grade_cell": GradeCell, "source_cell": SourceCell,
+            "submitted_notebook": SubmittedNotebook}
 
 
 def _rows(gb, rows: list[dict]) -> dict:
@@ -69,7 +70,7 @@ def _holds(obj, row: dict, which: int) -> bool:
 
 def apply(course, assignment: str, rows: list[dict], files: dict[Path, bytes], students: list[str],
           feedback):
-    """Write the rejudge's changes: `rows` [{"table": "grade" | "grade_cell" | "source_cell", "id",
+    """Write the rejudge's changes: `rows` [{"table": "grade" | "grade_cell" | "source_cell" | "submitted_notebook", "id",
     "set": {field: [old, new]}}], `files` {target: new bytes}, then ``feedback(students)``, whose result
     it returns."""
     journal = journal_path(course, assignment)

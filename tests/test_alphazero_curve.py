@@ -33,7 +33,7 @@ def write_curve(run_dir, rows):
         writer.writeheader()
         for iteration, wall_s, sims, opponent, score, low, high in rows:
             writer.writerow({key: 0 for key in CURVE_FIELDS} | {
-                "iteration": iteration, "wall_s": wall_s, "simulations": sims, "opponent_simulations": opponent,
+                "opponent": "openspiel", "iteration": iteration, "wall_s": wall_s, "simulations": sims, "opponent_simulations": opponent,
                 "games": 20, "score": score, "score_low": low, "score_high": high})
 
 
@@ -77,6 +77,34 @@ def test_evaluate_plays_each_kept_checkpoint_once_and_logs_its_training_time(tmp
     assert main(["curve", str(run_dir), "--games", "0"]) == 0
     assert capsys.readouterr().out.strip().endswith(FIGURE_FILE)
     assert main(["curve", str(tmp_path / "nothing"), "--games", "0"]) == 2
+
+
+@pytest.mark.slow
+def test_a_curve_against_the_classical_yardstick_joins_a_log_written_before_the_opponent_column(tmp_path):
+    """``--opponent classical:<depth>``: each pair of games after the same random opening, recorded as its own
+    line; an older curve.csv (no ``opponent`` column: OpenSpiel's rows) keeps its rows and gains the column."""
+    run_dir = tmp_path / "run"
+    tiny = AlphaZeroConfig(search=dict(simulations=4), game="othello6", iterations=1, games_per_iteration=2,
+                           train_steps=0, batch_size=8, hidden=(8,), checkpoint_every=1)
+    train(tiny, run_dir, show_progress=False)
+    old_fields = [key for key in CURVE_FIELDS if key != "opponent"]
+    with (run_dir / CURVE_FILE).open("w", newline="") as f:
+        writer = csv.DictWriter(f, old_fields)
+        writer.writeheader()
+        writer.writerow({key: 0 for key in old_fields} | {"simulations": 4, "opponent_simulations": 2000,
+                                                          "games": 2, "score": 0.5, "score_low": 0.1, "score_high": 0.9})
+    rows = evaluate(run_dir, games=2, simulations=4, progress=False, opponent="classical:1")
+    assert [(row["iteration"], row["opponent"], row["opponent_simulations"]) for row in rows] == \
+        [(0, "classical:1", 0), (1, "classical:1", 0)]
+    assert all(row["wins"] + row["draws"] + row["losses"] == 2 for row in rows)
+    kept = list(csv.DictReader((run_dir / CURVE_FILE).open()))
+    assert [row["opponent"] for row in kept] == ["openspiel", "classical:1", "classical:1"]
+    assert evaluate(run_dir, games=2, simulations=4, progress=False, opponent="classical:1") == []
+    labels = {container.get_label() for container in draw(run_dir).axes[0].containers}
+    assert labels == {"network @4 vs OpenSpiel MCTS @2000 (2 games a point)",
+                      "network @4 vs classical:1 (2 games a point)"}
+    with pytest.raises(ValueError, match="classical:<depth>"):
+        evaluate(run_dir, games=2, simulations=4, progress=False, opponent="classical")
 
 
 @pytest.fixture

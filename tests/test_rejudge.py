@@ -9,6 +9,7 @@ with a kept file tampered with, after a probe, its cases or a test cell changed 
 command), and interrupted between its steps (a failure before the transaction, a kill after it).
 """
 import gzip
+from datetime import timedelta
 import json
 import shutil
 import subprocess
@@ -412,3 +413,52 @@ def test_an_interrupted_rejudge_is_rolled_back_or_completed(tmp_path_factory, tm
                                         "4 file(s) put in place, feedback of 2 student(s) regenerated")
     assert outcome.changes == [] and grades() == old and not journal.exists() and not staged()
     assert html.stat().st_mtime_ns > written
+
+
+DEADLINES = """
+[policy]
+penalty_percent = 10
+penalty_unit = "day"
+max_penalty_percent = 30
+hard_deadline_days = 7
+
+[assignments.ttt1_mcts]
+due = "2025-03-30 23:59 Europe/Berlin"
+"""
+
+
+@pytest.mark.slow
+def test_a_rejudge_takes_late_work_s_points_again_from_the_new_score(tmp_path_factory, tmp_path):
+    """Late penalties follow the new scores as grading computes them: "full", handed in after the hard
+    deadline, keeps a score of 0 when test_get_reward is worth 5 instead of 3 (its penalty grows from 21 to
+    23: the score); "blank", a day and a half late, loses 20% of the notebook's points, capped at its score
+    of 0, before and after. The gradebook's penalty, the late report and the grade row agree."""
+    from autograder import deadlines, late_work
+
+    course = _graded(tmp_path_factory, tmp_path, {"full", "blank"})
+    (course.root / deadlines.FILE_NAME).write_text(DEADLINES)
+    plan = course.deadlines()
+    rule = plan.rule(ASSIGNMENT)
+    writer = late_work.ApplyLatePolicy(report_directory=str(course.reports))
+    submitted = {"full": rule.due + timedelta(days=8), "blank": rule.due + timedelta(hours=36)}
+    with Gradebook(course.db_url, COURSE_ID) as gb:  # what ApplyLatePolicy recorded when they were graded
+        for student, moment in submitted.items():
+            graded = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
+            lateness = deadlines.assess(rule, moment)
+            taken = min(lateness.points(graded.score, graded.max_score), graded.score)
+            graded.late_submission_penalty = taken
+            writer._report(ASSIGNMENT, student, ASSIGNMENT, lateness, taken, graded.max_score, timedelta(0),
+                           {}, True)
+        gb.db.commit()
+    before = {r["student"]: r for r in pipeline.grade_rows(course, [ASSIGNMENT])}
+    assert (before["full"]["late_penalty"], before["full"]["score"], before["blank"]["late_penalty"]) == (21, 0, 0)
+
+    _edit(_own_source(course), "test_get_reward", points=5)
+    outcome = rejudge.rejudge(course, ASSIGNMENT)
+    assert outcome.late == ["full/ttt1_mcts: 21 -> 23 points taken for late work"]
+    rows = {r["student"]: r for r in pipeline.grade_rows(course, [ASSIGNMENT])}
+    assert (rows["full"]["code_score"], rows["full"]["late_penalty"], rows["full"]["score"]) == (23, 23, 0)
+    assert (rows["blank"]["late_penalty"], rows["blank"]["score"]) == (0, 0)
+    report = late_work.read_report(course.reports, ASSIGNMENT, "full", ASSIGNMENT)
+    assert (report["penalty_points"], report["max_score"]) == (23, 31)
+    assert "after the hard deadline" in report["rule"]

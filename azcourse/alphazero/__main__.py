@@ -4,6 +4,7 @@
                                        [--ray auto|ADDRESS|local]
     python -m azcourse.alphazero match CHECKPOINT [--opponent random|uct|perfect|CHECKPOINT] [--games 100]
     python -m azcourse.alphazero curve RUN_DIR [--games 20] [--simulations 200] [--opponent-simulations 2000]
+                                       [--opponent openspiel|classical:<depth>]
 
 ``train`` runs (or continues) the run of a config in ``DIR`` (default ``runs/<config name>``);
 ``--set`` overrides one key of the config and may be repeated (``--set workers=0``: self-play on every
@@ -85,8 +86,12 @@ def _curve(args) -> int:
     from .curve import FIGURE_FILE, draw, evaluate
 
     if args.games:
-        for row in evaluate(args.run_dir, args.games, args.simulations, args.opponent_simulations, args.workers,
-                            args.seed, every=args.every):
+        try:
+            rows = evaluate(args.run_dir, args.games, args.simulations, args.opponent_simulations, args.workers,
+                            args.seed, every=args.every, opponent=args.opponent)
+        except ValueError as problem:
+            raise ConfigError(str(problem)) from None
+        for row in rows:
             print(f"iteration {row['iteration']} ({row['wall_s'] / 60:.1f} min): {100 * row['score']:.1f}% "
                   f"({100 * row['score_low']:.1f}-{100 * row['score_high']:.1f}) over {row['games']} games", flush=True)
     try:
@@ -128,6 +133,9 @@ def main(argv=None) -> int:
     curve.add_argument("--games", type=int, default=20,
                        help="games a checkpoint, seats alternating (default 20; 0: only draw curve.png)")
     curve.add_argument("--simulations", type=int, default=200, help="the network's simulations a move (default 200)")
+    curve.add_argument("--opponent", default="openspiel",
+                       help="openspiel (OpenSpiel's MCTS, the default) or classical:<depth> (the game's classical "
+                            "yardstick, azcourse.registry.make_classical)")
     curve.add_argument("--opponent-simulations", type=int, default=2000,
                        help="OpenSpiel MCTSBot's simulations a move (default 2000)")
     curve.add_argument("--seed", type=int, default=0)
