@@ -141,10 +141,48 @@ class ApplyLatePolicy(AssignLatePenalties):
                   "extension": deadlines.show_duration(extension.total_seconds()) if extension else "",
                   "seconds_late": lateness.seconds_late, "time_source": source,
                   "why_unknown": "" if lateness.submitted else collected.get("why", ""),
-                  "penalty_points": taken, "max_score": max_score, "flagged": lateness.flagged}
+                  "penalty_points": taken, "max_score": max_score, "flagged": lateness.flagged,
+                  "percent": lateness.percent, "takes_all": lateness.takes_all}
         path = report_path(self.report_directory, assignment, student, notebook)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=1))
+
+
+def points_taken(report: dict, score: float, max_score: float, stored: float | None) -> float:
+    """The points late work takes from a notebook whose score is `score` now (points given by hand after
+    grading included): the policy of its late report (``percent`` of `max_score`, or the whole score), at
+    most the score; `stored` (the gradebook's penalty) for a report written before it kept the policy."""
+    if "percent" not in report:
+        return stored or 0.0
+    taken = float(score) if report["takes_all"] else float(max_score) * float(report["percent"]) / 100
+    return min(max(taken, 0.0), max(float(score), 0.0))
+
+
+def refresh_penalties(course, assignment: str) -> list[str]:
+    """Set each submitted notebook's late penalty in the gradebook (and its late report) from its score
+    now, as ``points_taken`` gives it: grading computed it before any written answer was graded by hand.
+    One transaction. Returns "<student>/<notebook>: <old> -> <new>" for each one changed."""
+    from nbgrader.api import Gradebook as Book
+
+    from .grading_config import COURSE_ID
+
+    changed = []
+    with Book(course.db_url, COURSE_ID) as gb:
+        for submission in gb.assignment_submissions(assignment):
+            for graded in submission.notebooks:
+                report = read_report(course.reports, assignment, submission.student_id, graded.name)
+                if not report:
+                    continue
+                stored = graded.late_submission_penalty
+                taken = points_taken(report, graded.score, graded.max_score, stored)
+                if abs(taken - (stored or 0.0)) < 1e-9:
+                    continue
+                graded.late_submission_penalty = taken
+                path = report_path(course.reports, assignment, submission.student_id, graded.name)
+                path.write_text(json.dumps({**report, "penalty_points": taken}, indent=1))
+                changed.append(f"{submission.student_id}/{graded.name}: {stored or 0:g} -> {taken:g}")
+        gb.db.commit()
+    return changed
 
 
 def read_report(report_directory, assignment: str, student: str, notebook: str) -> dict:

@@ -414,7 +414,7 @@ def feedback(course: Course, assignments=None, log=print, students=None) -> dict
     table and the CSV show the problems). Returns {(assignment, student): "" or the reason it was
     not delivered}, a reason starting with ``FEEDBACK_FAILED`` when nbgrader could not generate it.
     """
-    from . import leaks
+    from . import late_work, leaks
 
     course.require_gradebook()
     unknown = sorted(set(assignments or ()) - set(course.assignments()))
@@ -429,6 +429,8 @@ def feedback(course: Course, assignments=None, log=print, students=None) -> dict
     for assignment in names:
         started = time.monotonic()
         progress.started()
+        for change in late_work.refresh_penalties(course, assignment):  # hand-graded answers since grading
+            log(f"{assignment}: late penalty from the score now: {change}")
         graded = {}
         for path in course.autograded.glob(f"*/{assignment}/*.ipynb"):
             graded.setdefault(path.parent.parent.name, []).append(path.stem)
@@ -579,8 +581,8 @@ def _late_fields(course: Course, row: dict, submitted) -> None:
     score after the penalty, the points taken, the submission time, the lateness and the rule applied."""
     from . import late_work
 
-    taken = submitted.late_submission_penalty or 0.0
     report = late_work.read_report(course.reports, row["assignment"], row["student"], row["notebook"])
+    taken = late_work.points_taken(report, submitted.score, submitted.max_score, submitted.late_submission_penalty)
     why = f" ({report['why_unknown']})" if report.get("why_unknown") else ""
     extended = f" (an extension of {report['extension']})" if report.get("extension") else ""
     row.update(score=round(submitted.score - taken, 6), late_penalty=taken,

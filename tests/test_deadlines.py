@@ -399,3 +399,23 @@ def test_the_penalty_reaches_the_gradebook_table_csv_and_feedback(tmp_path):
         assert shown in alice, shown
     dave = (course.feedback / "dave" / "tiny" / "tiny.html").read_text()
     assert "Why the time is unknown: no timestamp.txt" in dave and "Points taken: 10 of 10" in dave
+    # points changed by hand after grading (the formgrader): the penalty follows the score now
+    with Gradebook(course.db_url) as gb:
+        gb.find_grade("test_answer", "tiny", "tiny", "erin").manual_score = 4
+        gb.db.commit()
+    erin = next(row for row in pipeline.grade_rows(course, students=["erin"]))
+    assert (erin["score"], erin["late_penalty"]) == (0, 4)  # after the hard deadline: all of it, never below 0
+    pipeline.feedback(course, students=["erin"])
+    with Gradebook(course.db_url) as gb:
+        assert gb.find_submission_notebook("tiny", "tiny", "erin").late_submission_penalty == 4
+    assert "Points taken: 4 of 10" in (course.feedback / "erin" / "tiny" / "tiny.html").read_text()
+
+
+@pytest.mark.parametrize("report, score, taken", [
+    ({"percent": 20.0, "takes_all": False}, 10, 2.0), ({"percent": 20.0, "takes_all": False}, 1, 1.0),
+    ({"percent": 100.0, "takes_all": True}, 7, 7.0), ({"percent": 0.0, "takes_all": False}, 10, 0.0),
+    ({}, 10, 3.0)])  # a report from before the policy was kept: the gradebook's stored penalty
+def test_the_points_taken_follow_the_score_now(report, score, taken):
+    from autograder.late_work import points_taken
+
+    assert points_taken(report, score, 10, 3.0) == taken
