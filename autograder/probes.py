@@ -105,15 +105,18 @@ def judge(module: str, name: str, outputs) -> str | None:
 
     The outputs must first have the shape the reference probe's outputs have on the same cases
     (``SCHEMAS[name]`` of the checks module): one result for every case, nothing missing or
-    extra. Whatever goes wrong while validating or judging fails the check with a reason.
+    extra. Whatever goes wrong while validating or judging the student's data fails the check with a
+    reason; the grader's own part (the checks module, its cases, the reference's outputs) is loaded
+    first and raises: a judge that cannot load fails the grading loudly, it never marks a class wrong.
     """
+    checks = _checks(module)
+    expected = reference_outputs(module, name)
+    cases = kernel_cases(module, name)
     try:
-        checks = _checks(module)
-        expected = reference_outputs(module, name)
         validate(checks.SCHEMAS[name], outputs, expected)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            checks.JUDGES[name](kernel_cases(module, name), expected, outputs)
+            checks.JUDGES[name](cases, expected, outputs)
     except Malformed as problem:
         return (f"{name}: the test data that came back from your kernel is incomplete or malformed ({problem}); "
                 "every test case needs a result (was the hidden check altered while it ran?)")

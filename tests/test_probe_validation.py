@@ -219,3 +219,17 @@ def test_the_dearest_files_within_the_bounds_cost_little_memory(tmp_path):
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     assert int(lines["maxrss_mb"]) < 300, done.stdout
     assert all(lines[label] != "refused" for label in ("floats", "dicts", "lists", "strings", "nested")), done.stdout
+
+
+def test_a_judge_that_cannot_load_fails_the_grading_it_never_marks_the_answer_wrong(monkeypatch):
+    """The grader's own part (checks module, cases, reference) broken, e.g. a typo in an edited checks.py:
+    the judge raises, so a grading or a rejudge stops instead of failing every student's test."""
+    module, name = "ttt1_mcts", "get_reward"
+    expected = probes.reference_outputs(module, name)
+
+    def broken(_):
+        raise SyntaxError("invalid syntax (checks.py, line 12)")
+
+    monkeypatch.setattr(probes, "_checks", broken)
+    with pytest.raises(SyntaxError, match="checks.py"):
+        probes.judge(module, name, copy.deepcopy(expected))
