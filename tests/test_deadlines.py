@@ -409,6 +409,12 @@ def test_the_penalty_reaches_the_gradebook_table_csv_and_feedback(tmp_path):
     with Gradebook(course.db_url) as gb:
         assert gb.find_submission_notebook("tiny", "tiny", "erin").late_submission_penalty == 4
     assert "Points taken: 4 of 10" in (course.feedback / "erin" / "tiny" / "tiny.html").read_text()
+    from autograder.report.gather import gather
+
+    (tiny,) = gather(course)  # the class report's scores are the grade table's (and the LMS export's)
+    report_scores = {s.student: (s.score, s.late_penalty) for s in tiny.submissions}
+    assert report_scores == {row["student"]: (row["score"], row["late_penalty"])
+                             for row in pipeline.grade_rows(course)}
 
 
 @pytest.mark.parametrize("report, score, taken", [

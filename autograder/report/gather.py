@@ -24,10 +24,11 @@ class Submission:
     """One student's graded (or failed) submission of one assignment."""
     student: str
     timestamp: str | None = None       # ISO time nbgrader recorded for the submission
-    score: float = 0.0                 # total recorded: autograded + manual grades given so far
+    score: float = 0.0                 # total recorded: autograded + manual grades given so far, less late work's
     max_score: float = 0.0
     code_score: float = 0.0            # the autograded test cells
     needs_manual_grade: bool = False
+    late_penalty: float = 0.0          # points late work took (deadlines.toml; as the grade table and LMS export)
     points: dict = field(default_factory=dict)     # {test cell: points scored}
     failures: dict = field(default_factory=dict)   # {test cell: the judge's whole reason}, tests short of full marks
     flags: list = field(default_factory=list)      # collect's and the sandbox's, in that order
@@ -89,6 +90,21 @@ def read_reports(course: Course, submission: Submission, assignment: str, notebo
     submission.seconds = round(sum(seconds), 1) if seconds else None
 
 
+def _late_penalties(course: Course, gb, assignment: str) -> dict[str, float]:
+    """{student: points late work takes from their submission of `assignment`}, as the grade table and the
+    LMS export take them (``late_work.points_taken``: from the score now); only the students with any."""
+    from .. import late_work
+
+    taken = {}
+    for submission in gb.assignment_submissions(assignment):
+        for graded in submission.notebooks:
+            report = late_work.read_report(course.reports, assignment, submission.student_id, graded.name)
+            points = late_work.points_taken(report, graded.score, graded.max_score, graded.late_submission_penalty)
+            if points:
+                taken[submission.student_id] = taken.get(submission.student_id, 0.0) + points
+    return taken
+
+
 def gather(course: Course, assignments=None) -> list[AssignmentData]:
     """The data of each assignment (all of the gradebook's, or those named, in the gradebook's order:
     due date, then name) that has at least one submission."""
@@ -110,12 +126,13 @@ def gather(course: Course, assignments=None) -> list[AssignmentData]:
             solution = {(c.notebook.name, c.name) for nb in assignment.notebooks for c in nb.solution_cells}
             tests = [{"test": c.name, "notebook": nb.name, "max_points": float(c.max_score)}
                      for nb in assignment.notebooks for c in nb.grade_cells if (nb.name, c.name) not in solution]
-            submissions = {}
+            submissions, late = {}, _late_penalties(course, gb, assignment.name)
             for row in gb.submission_dicts(assignment.name):
+                taken = late.get(row["student"], 0.0)
                 submissions[row["student"]] = Submission(
                     row["student"], row["timestamp"].isoformat() if row["timestamp"] else None,
-                    float(row["score"] or 0), float(row["max_score"] or 0), float(row["code_score"] or 0),
-                    bool(row["needs_manual_grade"]))
+                    round(float(row["score"] or 0) - taken, 6), float(row["max_score"] or 0),
+                    float(row["code_score"] or 0), bool(row["needs_manual_grade"]), late_penalty=taken)
             for failed in sorted(Path(course.reports, assignment.name).glob("*/autograde-error.json")):
                 if failed.parent.name in enrolled:  # nbgrader may fail before it records the submission
                     submissions.setdefault(failed.parent.name, Submission(failed.parent.name))
