@@ -23,7 +23,7 @@ Blackboard     ``<Assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>``    ``<u
 Canvas         ``<name>_[late_]<userid>_<submissionid>_<name>``             ``doejane_4242``
                                                                             slug(name)_userid
 exchange       ``<student>+<assignment>+<time>[+<random>]/`` (a folder of   ``<student>``
-               nbgrader's exchange inbound; the latest one per student wins)
+               nbgrader's exchange inbound; the latest per notebook wins)
 nbgrader       ``<student>/`` (``<student>/<assignment>/<notebook>.ipynb``)  ``<student>``
 flat           ``<student>.ipynb`` or ``<student>.zip``                     ``<student>``
 =============  ==========================================================  ========================
@@ -55,8 +55,9 @@ When it was submitted
 Each record says when its submission arrived (``submitted_at``, ``autograder.submission_times``):
 Blackboard's attempt time, nbgrader's ``timestamp.txt`` (``<student>/<assignment>/`` or the top of an
 exchange folder, never one inside a student's zip), or the LMS's export of submission times: the
-``times`` given (``--times FILE``) or such a file among the top-level entries (a Canvas submissions
-JSON, a Moodle grading worksheet CSV). Otherwise the time is unknown, with why; Canvas's ``late_``
+``times`` given (``--times FILE``: a Canvas submissions JSON, a Moodle grading worksheet CSV), and
+only that: a JSON or CSV inside the download is never read as the times (a student could upload
+one). Otherwise the time is unknown, with why; Canvas's ``late_``
 marker then says it was late. Each graded folder ``submitted/<student>/<assignment>/`` gets the
 latest time of its files as nbgrader's ``timestamp.txt`` (none, and an old one removed, when a time
 is unknown), so nbgrader itself sees it.
@@ -125,7 +126,6 @@ BLACKBOARD = re.compile(r"(?P<prefix>.+?)_attempt_(?P<time>\d{4}-\d\d-\d\d-\d\d-
                         r"(?:_(?P<original>.+)|(?P<ext>\.[^._]*))?\Z", re.S)
 CANVAS = re.compile(r"(?P<name>[^_\s]+)_(?P<late>late_)?(?P<number>\d+)_\d+_(?P<original>.+)\Z", re.S | re.I)
 EXCHANGE = re.compile(r"(?P<student>[^+]+)\+(?P<assignment>[^+]+)\+(?P<time>[^+]+)(?:\+[^+]*)?\Z", re.S)
-TIMES_SUFFIXES = (".json", ".csv")  # a top-level file of these may be the LMS's submission times
 
 SUSPICIOUS_CODE = [
     (r"input_transformers|input_transformer_manager|ast_transformers|register_transformer|prefilter_manager",
@@ -323,10 +323,10 @@ def arrival(name: str, is_dir: bool) -> Arrival | None:
         return Arrival(("name", stem), as_id(stem), "flat", f"submission {stem!r}")
     exchange = EXCHANGE.match(name)
     when = exchange and times_of.parse_timestamp(exchange["time"], "").utc
-    if when:
+    if when or (exchange and re.match(r"\d{4}-\d\d-\d\d", exchange["time"])):  # a time, if unreadable: unknown
         student = exchange["student"]
         return Arrival(("name", student), as_id(student), "exchange", f"submission {student!r} (nbgrader exchange)",
-                       attempt=when.isoformat(timespec="microseconds"), hint=exchange["assignment"])
+                       attempt=when.isoformat(timespec="microseconds") if when else "", hint=exchange["assignment"])
     return Arrival(("name", name), as_id(name), "nbgrader", f"submission {name!r}")
 
 
@@ -705,7 +705,10 @@ def _arrival_time(who: Arrival, entry: Path, item: _Item, times: dict, zone) -> 
         stamp = entry / times_of.TIMESTAMP_FILE
         if stamp.is_file():
             return times_of.read_timestamp_file(stamp, f"{entry.name}/{stamp.name}")
-        return times_of.SubmittedAt(datetime.fromisoformat(who.attempt), f"nbgrader exchange folder name {entry.name}")
+        source = f"nbgrader exchange folder name {entry.name}"
+        if not who.attempt:
+            return times_of.parse_timestamp(entry.name.split("+")[2], source)  # unknown, with why
+        return times_of.SubmittedAt(datetime.fromisoformat(who.attempt), source)
     if who.layout == "nbgrader" and item.folders and item.path.is_relative_to(entry):  # not from a student's zip
         stamp = entry / item.folders[0] / times_of.TIMESTAMP_FILE
         if stamp.is_file():
@@ -720,30 +723,10 @@ def _arrival_time(who: Arrival, entry: Path, item: _Item, times: dict, zone) -> 
     return times_of.unknown(f"{who.layout} file names", why, who.late_marker)
 
 
-def _times_files(root: Path, times: dict, zone, notes: list) -> set:
-    """Read the top-level files of `root` that are an LMS's submission times (CollectError when one is
-    but cannot be used) into `times`, under those already there; returns their names."""
-    read, found = set(), {}
-    for entry in sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in TIMES_SUFFIXES):
-        try:
-            table = times_of.recognise(entry, zone)
-        except times_of.TimesError as exc:
-            raise CollectError(str(exc)) from None
-        if table is not None:
-            found.update(table)
-            read.add(entry.name)
-            notes.append(f"submission times of {len(table)} student(s) read from {entry.name}")
-    times.update({key: value for key, value in found.items() if key not in times})
-    return read
-
-
 def _submissions(root: Path, scratch: Path, notes: list, times: dict, zone=None) -> list[_Submission]:
     """The top-level entries of `root`, grouped by the identity they arrived under, each file with its time."""
     found = {}
-    skip = _times_files(root, times, zone, notes)
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
-        if entry.name in skip:
-            continue
         is_dir = entry.is_dir()
         if not is_dir and not entry.is_file():
             notes.append(f"ignored {entry.name}: neither a file nor a folder")
@@ -790,10 +773,8 @@ def _impersonations(submission: _Submission, item: _Item, names: dict) -> list[s
 
 
 def _kept_from_source(parts) -> bool:
-    """Besides notebooks and zips, what the instructor's own zip keeps: nbgrader's timestamp.txt and
-    top-level files that may be the LMS's submission times."""
-    return parts[-1] == times_of.TIMESTAMP_FILE or (len(parts) == 1 and
-                                                     Path(parts[0]).suffix.lower() in TIMES_SUFFIXES)
+    """Besides notebooks and zips, what the instructor's own zip keeps: nbgrader's timestamp.txt."""
+    return parts[-1] == times_of.TIMESTAMP_FILE
 
 
 def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: str | None = None,
@@ -803,9 +784,10 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
 
     `times`: {(layout, LMS id): SubmittedAt} (``submission_times.read_times``, the ``--times`` file);
     `lms_zone`: the ZoneInfo of LMS times written without a zone (deadlines.toml's ``lms_timezone``).
-    Raises CollectError (nothing written) when the source does not exist, is neither a folder nor a
-    zip, holds no notebook at all, holds a file of submission times that cannot be used, or when
-    `assignment` is not one of the release's assignments.
+    LMS submission times come only from `times`: a JSON or CSV inside the download is never read as
+    them (a student could upload one). Raises CollectError (nothing written) when the source does not
+    exist, is neither a folder nor a zip, holds no notebook at all, or when `assignment` is not one of
+    the release's assignments.
     """
     source = Path(source)
     if not source.exists():
@@ -854,11 +836,16 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
                 record.problems += submission.problems
                 results.append(record)
                 continue
-            latest = max(item.attempt for item in submission.items)
-            chosen = {}
+            normalised = []
             for item in submission.items:
                 hint = next((f for f in reversed(item.folders) if f in known), assignment)
-                nb, record = normalise(item.path, targets, submission.student, hint, item.original)
+                normalised.append((item, *normalise(item.path, targets, submission.student, hint, item.original)))
+            latest = {}  # the latest attempt per (assignment, notebook): two assignments' submissions each count
+            for item, _, record in normalised:
+                slot = (record.assignment, record.notebook)
+                latest[slot] = max(latest.get(slot, item.attempt), item.attempt)
+            chosen = {}
+            for item, nb, record in normalised:
                 record.origin, record.identity, record.layout = item.origin, submission.label, submission.layout
                 record.submitted_at = item.time.as_dict() if item.time else None
                 record.problems += submission.problems
@@ -869,10 +856,11 @@ def collect(source: Path, submitted_dir: Path, release_dir: Path, assignment: st
                 if refused:
                     record.problems[:0] = refused
                     continue
-                if item.attempt != latest:
+                newest = latest[(record.assignment, record.notebook)]
+                if item.attempt != newest:
                     kind = "exchange submission" if submission.layout == "exchange" else "Blackboard attempt"
-                    record.problems.insert(0, f"not graded: an older {kind} ({item.attempt}); "
-                                              f"the latest {kind.split()[-1]} ({latest}) is graded")
+                    record.problems.insert(0, f"not graded: an older {kind} ({item.attempt or 'time unreadable'}); "
+                                              f"the latest {kind.split()[-1]} ({newest}) is graded")
                     continue
                 if nb is None:
                     continue

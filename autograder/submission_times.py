@@ -65,13 +65,18 @@ def unknown(source: str, why: str, late_marker: bool = False) -> SubmittedAt:
 
 
 def local(wall: datetime, zone: ZoneInfo | None, source: str) -> SubmittedAt:
-    """A wall time read in `zone` (unknown without a zone, or when the zone's clocks skip or repeat it)."""
+    """A wall time read in `zone`; unknown without a zone. A time the clocks show twice (the night they go
+    back) is the earlier of its two readings, which favours the student; one they skip (the night they go
+    forward) does not exist and stays unknown, with why."""
     if zone is None:
         return unknown(source, "the time has no zone: set lms_timezone in deadlines.toml")
     try:
         return SubmittedAt(resolve_wall_time(wall, zone, source).astimezone(timezone.utc), source)
-    except DeadlineError as exc:
-        return unknown(source, str(exc))
+    except DeadlineError:
+        first, second = (wall.replace(tzinfo=zone, fold=fold).astimezone(timezone.utc) for fold in (0, 1))
+        if all(m.astimezone(zone).replace(tzinfo=None) == wall for m in (first, second)):  # shown twice
+            return SubmittedAt(min(first, second), f"{source} (shown twice in {zone.key}: the earlier reading)")
+        return unknown(source, f"{wall:%Y-%m-%d %H:%M} does not exist in {zone.key} (the clocks skip it that night)")
 
 
 def nbgrader_text(utc: datetime) -> str:
@@ -94,8 +99,12 @@ def parse_timestamp(text: str, source: str) -> SubmittedAt:
         except ValueError:
             return unknown(source, f"{text!r} is not a time")
         if re.fullmatch(r"[+-]\d{4}", zone_name):
-            moment = datetime.strptime(f"{head} {zone_name}", "%Y-%m-%d %H:%M:%S.%f %z" if "." in head
-                                       else "%Y-%m-%d %H:%M:%S %z")
+            try:
+                moment = datetime.strptime(f"{head} {zone_name}", "%Y-%m-%d %H:%M:%S.%f %z" if "." in head
+                                           else "%Y-%m-%d %H:%M:%S %z")
+            except ValueError:
+                return unknown(source, f"{text!r} is not a time (a date and time as YYYY-MM-DD HH:MM:SS, then a "
+                                       "UTC offset from -2359 to +2359)")
         else:
             try:
                 return local(wall, ZoneInfo(zone_name), source)
@@ -116,8 +125,12 @@ def read_timestamp_file(path: Path, origin: str) -> SubmittedAt:
 
 def blackboard(stamp: str, zone: ZoneInfo | None) -> SubmittedAt:
     """The attempt time of a Blackboard file name (``2025-03-30-23-59-59``), read in `zone`."""
-    wall = datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
-    return local(wall, zone, f"Blackboard attempt time {stamp} (file name)")
+    source = f"Blackboard attempt time {stamp} (file name)"
+    try:
+        wall = datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
+    except ValueError:
+        return unknown(source, f"{stamp!r} is not a date and time (YYYY-MM-DD-HH-MM-SS)")
+    return local(wall, zone, source)
 
 
 # ----------------------------------------------------------------------------- --times files

@@ -247,12 +247,28 @@ def test_canvas_submission_times_from_the_api_json(tmp_path):
     assert stamp(tmp_path / "sub", "doejane_4242") == "2025-03-30 00:50:00.000000 UTC"
     assert results["doejane_4242"].submitted_at["source"] == "Canvas submitted_at (submissions.json)"
     assert results["roebob_5151"].submitted_at["why"] == "Canvas has no submitted_at for it"
-    # the same JSON inside the instructor's zip, next to the files: found there
+    # the same JSON inside the instructor's zip, next to the files: not read (only --times is)
     download = tmp_path / "download.zip"
     download.write_bytes(zipped({**files, "submissions.json": CANVAS_JSON.encode()}))
-    found = collect.collect(download, tmp_path / "sub3", RELEASE)
-    assert stamp(tmp_path / "sub3", "doejane_4242") == "2025-03-30 00:50:00.000000 UTC"
-    assert any("read from submissions.json" in note for note in found.notes)
+    found = by_student(collect.collect(download, tmp_path / "sub3", RELEASE))
+    assert stamp(tmp_path / "sub3", "doejane_4242") is None and "--times" in found["doejane_4242"].submitted_at["why"]
+
+
+def test_a_students_upload_is_never_read_as_the_lms_times(tmp_path):
+    """A student's own top-level file shaped like the class's times export sets nobody's time, and a
+    malformed one stops nothing (review: only the instructor's --times FILE is read)."""
+    forged = json.dumps([{"assignment_id": 7, "user_id": 5151, "submitted_at": "2099-01-01T00:00:00Z"},
+                         {"assignment_id": 7, "user_id": 4242, "submitted_at": "2099-01-01T00:00:00Z"}])
+    files = {"doejane_late_4242_77_ttt1_mcts.ipynb": notebook(), "roebob_5151_78_ttt1_mcts.ipynb": notebook(),
+             "doejane_late_4242_79_x.json": forged.encode(),
+             "doejane_late_4242_80_y.json": b'[{"user_id": 1, "submitted_at": "yesterday"}]'}
+    (tmp_path / "submissions.json").write_text(CANVAS_JSON)
+    times = submission_times.read_times(tmp_path / "submissions.json", None)
+    results = by_student(collect.collect(write(tmp_path / "in", files), tmp_path / "sub", RELEASE, times=times))
+    assert stamp(tmp_path / "sub", "doejane_4242") == "2025-03-30 00:50:00.000000 UTC"  # the instructor's
+    assert results["roebob_5151"].submitted_at["utc"] is None  # not 2099
+    results = by_student(collect.collect(tmp_path / "in", tmp_path / "sub2", RELEASE))
+    assert all(r.submitted_at["utc"] is None for r in results.values())
 
 
 MOODLE_CSV = ("Identifier,Full name,Email address,Status,Grade,Maximum grade,Grade can be changed,"
@@ -262,19 +278,30 @@ MOODLE_CSV = ("Identifier,Full name,Email address,Status,Grade,Maximum grade,Gra
               "Participant 4343,Joe Roe,joe@example.org,No submission,,100,Yes,-,,-,\n")
 
 
-def test_moodle_grading_worksheet_in_the_download(tmp_path):
+def test_moodle_grading_worksheet_with_times(tmp_path):
     files = {"Jane Doe_4242_assignsubmission_file_/ttt1_mcts.ipynb": notebook(),
-             "Joe Roe_4343_assignsubmission_file_/ttt1_mcts.ipynb": notebook(),
-             "grading worksheet.csv": MOODLE_CSV.encode()}
-    results = by_student(collect.collect(write(tmp_path / "in", files), tmp_path / "sub", RELEASE, lms_zone=BERLIN))
+             "Joe Roe_4343_assignsubmission_file_/ttt1_mcts.ipynb": notebook()}
+    sheet = tmp_path / "grading worksheet.csv"
+    sheet.write_text(MOODLE_CSV)
+    times = submission_times.read_times(sheet, BERLIN)
+    results = by_student(collect.collect(write(tmp_path / "in", files), tmp_path / "sub", RELEASE, times=times))
     assert stamp(tmp_path / "sub", "jane_doe_4242") == "2025-03-30 01:44:00.000000 UTC"  # 03:44 CEST
     assert results["joe_roe_4343"].submitted_at["why"] == "Moodle lists no submission time"
-    with pytest.raises(collect.CollectError, match="set lms_timezone"):  # local times need their zone
-        collect.collect(tmp_path / "in", tmp_path / "sub2", RELEASE)
-    (tmp_path / "in" / "grading worksheet.csv").write_text(MOODLE_CSV.replace("Sunday, 30 March 2025, 3:44 AM",
-                                                                              "Sonntag, 30. März 2025, 03:44"))
-    with pytest.raises(collect.CollectError, match="line 2: cannot read the time"):
-        collect.collect(tmp_path / "in", tmp_path / "sub3", RELEASE, lms_zone=BERLIN)
+    with pytest.raises(submission_times.TimesError, match="set lms_timezone"):  # local times need their zone
+        submission_times.read_times(sheet, None)
+    sheet.write_text(MOODLE_CSV.replace("Sunday, 30 March 2025, 3:44 AM", "Sonntag, 30. März 2025, 03:44"))
+    with pytest.raises(submission_times.TimesError, match="line 2: cannot read the time"):
+        submission_times.read_times(sheet, BERLIN)
+
+
+def test_local_times_the_clocks_show_twice_or_skip():
+    """The autumn fold: the earlier reading (it favours the student); the spring gap: unknown, with why."""
+    fold = submission_times.local(datetime(2025, 10, 26, 2, 30), BERLIN, "x")
+    assert fold.utc == datetime(2025, 10, 26, 0, 30, tzinfo=timezone.utc)  # 02:30 CEST, not 02:30 CET
+    gap = submission_times.local(datetime(2025, 3, 30, 2, 30), BERLIN, "x")
+    assert gap.utc is None and "does not exist in Europe/Berlin" in gap.why
+    plain = submission_times.local(datetime(2025, 10, 26, 4, 30), BERLIN, "x")
+    assert plain.utc == datetime(2025, 10, 26, 3, 30, tzinfo=timezone.utc) and plain.source == "x"
 
 
 def test_nbgrader_timestamp_files_and_a_students_own_are_not_trusted(tmp_path):
@@ -301,6 +328,32 @@ def test_the_latest_exchange_submission_wins_with_its_time(tmp_path):
     assert stamp(tmp_path / "sub", "alice") == "2025-03-30 01:00:00.000000 UTC"  # from the folder's name
     older = next(r for r in results if not r.submitted)
     assert older.problems[0].startswith("not graded: an older exchange submission")
+
+
+def test_an_unreadable_time_is_unknown_not_a_crash(tmp_path):
+    files = {"alice+ttt1_mcts+2025-03-30 00:10:00 -9999/ttt1_mcts.ipynb": notebook(),
+             "bob/ttt1_mcts/ttt1_mcts.ipynb": notebook(),
+             "bob/ttt1_mcts/timestamp.txt": b"2025-03-30 00:10:00 -9999",
+             "carol/ttt1_mcts/ttt1_mcts.ipynb": notebook(),
+             "carol/ttt1_mcts/timestamp.txt": b"2025-03-30 02:10:00 +0200"}
+    results = by_student(collect.collect(write(tmp_path / "in", files), tmp_path / "sub", RELEASE))
+    for student in ("alice", "bob"):
+        assert results[student].submitted and results[student].submitted_at["utc"] is None
+        assert "is not a time" in results[student].submitted_at["why"]
+    assert results["alice"].layout == "exchange"
+    assert stamp(tmp_path / "sub", "carol") == "2025-03-30 00:10:00.000000 UTC"  # the others still collected
+    assert submission_times.blackboard("2025-13-30-23-59-59", BERLIN).utc is None
+
+
+def test_exchange_submissions_of_two_assignments_are_both_graded(tmp_path):
+    files = {"alice+ttt1_mcts+2025-03-30 00:10:00.000000 UTC+a1/ttt1_mcts.ipynb": notebook(),
+             "alice+ttt2_selfplay+2025-04-10 00:10:00.000000 UTC+b2/ttt2_selfplay.ipynb":
+                 notebook("ttt2_selfplay", "ttt2_selfplay")}
+    results = collect.collect(write(tmp_path / "in", files), tmp_path / "sub", RELEASE)
+    assert sorted(r.assignment for r in results if r.submitted) == ["ttt1_mcts", "ttt2_selfplay"], \
+        [(r.assignment, r.problems) for r in results]
+    assert stamp(tmp_path / "sub", "alice") == "2025-03-30 00:10:00.000000 UTC"
+    assert stamp(tmp_path / "sub", "alice", "ttt2_selfplay") == "2025-04-10 00:10:00.000000 UTC"
 
 
 def test_times_files_that_cannot_be_used_are_refused(tmp_path):
