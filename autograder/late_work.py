@@ -158,16 +158,12 @@ def points_taken(report: dict, score: float, max_score: float, stored: float | N
     return min(max(taken, 0.0), max(float(score), 0.0))
 
 
-def refresh_penalties(course, assignment: str) -> list[str]:
+def refresh_penalties(course, assignment: str, course_id: str) -> list[str]:
     """Set each submitted notebook's late penalty in the gradebook (and its late report) from its score
     now, as ``points_taken`` gives it: grading computed it before any written answer was graded by hand.
     One transaction. Returns "<student>/<notebook>: <old> -> <new>" for each one changed."""
-    from nbgrader.api import Gradebook as Book
-
-    from .grading_config import COURSE_ID
-
     changed = []
-    with Book(course.db_url, COURSE_ID) as gb:
+    with Gradebook(course.db_url, course_id) as gb:
         for submission in gb.assignment_submissions(assignment):
             for graded in submission.notebooks:
                 report = read_report(course.reports, assignment, submission.student_id, graded.name)

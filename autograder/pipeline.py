@@ -429,7 +429,7 @@ def feedback(course: Course, assignments=None, log=print, students=None) -> dict
     for assignment in names:
         started = time.monotonic()
         progress.started()
-        for change in late_work.refresh_penalties(course, assignment):  # hand-graded answers since grading
+        for change in late_work.refresh_penalties(course, assignment, COURSE_ID):  # hand-graded answers since grading
             log(f"{assignment}: late penalty from the score now: {change}")
         graded = {}
         for path in course.autograded.glob(f"*/{assignment}/*.ipynb"):

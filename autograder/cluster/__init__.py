@@ -13,8 +13,10 @@ course's folders; each node grades the submissions it is given and sends back wh
    free (``NodeAffinitySchedulingStrategy``, never retried by Ray): the submitted files travel to
    the node; its answer comes back, is checked (``answer.check``) and written into the course
    (``answer.write``: the autograded folder, the report files, the gradebook rows nbgrader would
-   write). A node that is lost (or whose worker dies, or whose answer is refused) gets no more work,
-   and its submission is given to another node.
+   write). A node that is lost (or whose worker dies, or whose answer is refused, or that does not
+   answer within the grading's timeout and ``REPLY_MARGIN``) gets no more work, and its submission is
+   given to another node; a submission whose answer is refused twice fails with the reason; a node
+   whose own code fails ``NODE_FAILURES`` times gets no more work.
 4. The batch around it is ``pipeline.autograde``'s (``autograde`` here hands it the cluster): the
    same resumable state (``grading_state``: a submission is finished only once its answer is
    written, so after ``kill -9`` of the driver a rerun grades exactly the unfinished ones), the same
@@ -29,6 +31,9 @@ import threading
 from . import answer, kit, node
 
 PREPARE_TIMEOUT = 600  # s for a node's doctor and caches
+REPLY_MARGIN = 300     # s past a submission's grading timeout before its node counts as hung (transfers, set-up)
+NODE_FAILURES = 3      # failures of a node's own code (not of nbgrader) before it gets no more work
+REFUSALS = 2           # refused answers of one submission before it fails (instead of losing more nodes)
 
 
 def autograde(course, address: str, **options) -> dict:
@@ -68,15 +73,15 @@ class ClusterGrader:
                 raise GraderError(f"cannot reach the Ray cluster at {address}: {exc}") from None
         self._lock, self._writing = threading.Condition(), threading.Lock()
         self._running: dict = {}  # ObjectRef -> node id
+        self._failures: dict = {}  # node id -> failures of its own code so far
         self._stopped = False
         try:
             config = kit.load_config(course)
             self.late = kit.late_preprocessors(config)
-            deadlines = course.root / "deadlines.toml"
+            # deadlines.toml and its extensions stay here: the driver runs the late steps (self.late)
             self.kit = ray.put({"gradebook": kit.gradebook_template(course),
                                 "release": kit.release_files(course, assignments),
-                                "config": kit.carried_config(config),
-                                "deadlines": deadlines.read_bytes() if deadlines.is_file() else None})
+                                "config": kit.carried_config(config)})
             stamp = {**kit.stamp(), "sandbox": sandbox}
             self.free, self.hosts = self._prepare_nodes(stamp, self._caches(assignments, stamp) if sandbox else [])
         except kit.KitError as exc:
@@ -164,6 +169,8 @@ class ClusterGrader:
         ray, args = self.ray, ["autograde", assignment, f"--student={student}"]
         request = {"assignment": assignment, "student": student, "args": self.args, "timeout": timeout,
                    "files": kit.folder_files(self.course.submitted / student / assignment)}
+        what, refused = f"{neutralise(student)}/{assignment}", []
+        wait = None if timeout is None else timeout + REPLY_MARGIN  # then a hung node is cancelled and dropped
         for _ in range(ATTEMPTS):
             nid = None if self._stopped else self._take_node()
             if nid is None:
@@ -175,16 +182,26 @@ class ClusterGrader:
                 if self._stopped:  # Ctrl-C came while this one was being placed
                     ray.cancel(ref, force=True)
             try:
-                reply = ray.get(ref)
+                reply = ray.get(ref, timeout=wait)
+            except ray.exceptions.GetTimeoutError:  # the node hangs: as if it were lost
+                ray.cancel(ref, force=True)
+                self._lose(nid, ref, f"did not answer in {wait:g} s (the grading's timeout and {REPLY_MARGIN} s)",
+                           what)
+                continue
             except ray.exceptions.TaskCancelledError:
                 self._give_back(nid, ref)
                 return subprocess.CompletedProcess(args, -signal.SIGINT, "", "")
             except ray.exceptions.RayTaskError as exc:  # the node's own code failed: the submission's grade says why
-                self._give_back(nid, ref)
-                return subprocess.CompletedProcess(args, 1, "", f"grading on node {self.hosts[nid]} failed:\n"
-                                                   f"{_cause(exc)}")
+                cause = _cause(exc)
+                with self._lock:
+                    self._failures[nid] = failures = self._failures.get(nid, 0) + 1
+                if failures >= NODE_FAILURES:
+                    self._lose(nid, ref, f"failed {failures} times ({cause})", what)
+                else:
+                    self._give_back(nid, ref)
+                return subprocess.CompletedProcess(args, 1, "", f"grading on node {self.hosts[nid]} failed:\n{cause}")
             except ray.exceptions.RayError as exc:  # the node, or its worker, is gone
-                self._lose(nid, ref, f"lost ({_cause(exc)})", f"{neutralise(student)}/{assignment}")
+                self._lose(nid, ref, f"lost ({_cause(exc)})", what)
                 continue
             if isinstance(reply, dict) and "returncode" in reply and reply["returncode"] is None:
                 self._give_back(nid, ref)
@@ -192,8 +209,13 @@ class ClusterGrader:
             try:
                 checked = answer.check(reply, self.course, assignment, student)
             except Exception as exc:  # noqa: BLE001 (BadAnswer, or an answer too odd to check: refused alike)
-                self._lose(nid, ref, f"sent an answer the driver refused ({type(exc).__name__}: {exc})",
-                           f"{neutralise(student)}/{assignment}")
+                reason = f"{type(exc).__name__}: {exc}"
+                refused.append(self.hosts[nid])
+                if len(refused) >= REFUSALS:  # refused on each node: the submission's doing, not a node's
+                    self._give_back(nid, ref)
+                    return subprocess.CompletedProcess(args, 1, "", f"ClusterError: the answer was refused on "
+                                                       f"{len(refused)} nodes ({', '.join(refused)}): {reason}")
+                self._lose(nid, ref, f"sent an answer the driver refused ({reason})", what)
                 continue
             try:
                 with self._writing:

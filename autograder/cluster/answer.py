@@ -25,7 +25,7 @@ MAX_FILES = 2000
 MAX_STREAM = 64 * 1024           # characters of nbgrader's stdout or stderr
 # Report files the driver writes itself (or collect did): a node never replaces them.
 DRIVER_REPORTS = ("autograde.json", "autograde.tmp", "autograde-error.json")
-DRIVER_SUFFIXES = (".collect.json", ".feedback.json")
+DRIVER_SUFFIXES = (".collect.json", ".feedback.json", ".late.json")  # .late.json: the driver's late steps
 NO_RESPONSE = "No response."
 
 

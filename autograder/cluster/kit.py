@@ -7,8 +7,9 @@
 - ``release_files``: each assignment's released files (``RestoreCells`` puts a missing cell back
   from them);
 - ``carried_config``: the grading settings of the driver's nbgrader configuration (cell budgets,
-  limits, late penalties), as lines of a workspace's ``nbgrader_config.py`` (and the course's
-  ``deadlines.toml``, which the pack's late policy reads, travels beside it);
+  limits, late penalties), as lines of a workspace's ``nbgrader_config.py``; the course's
+  ``deadlines.toml`` and its extensions stay on the driver, which runs the late-penalty steps itself
+  (``late_preprocessors``; a node grades without them, ``node.NO_LATE_STEPS``);
 - ``stamp``: what must be equal on a node for its grades to equal the driver's (the grading
   sources, Python, the cache keys);
 - ``pack`` / ``digest``: a warm cache folder (numba's, JAX's) as one tar and the SHA-256 of its

@@ -7,8 +7,9 @@ driver's warm caches in place, each checked by its SHA-256 first.
 ``grade`` grades one submission the way ``nbgrader autograde`` grades it on the driver's machine, in
 a throwaway workspace of the node (``Course.workspace``): the driver's course definition as its
 SQLite gradebook (``kit.gradebook_template``) with this one student, the assignment's release, the
-driver's grading settings, the submission's files; then nbgrader's ``autograde`` with the sandbox.
-What it sends back is what that run wrote: the autograded folder, the submission's report files, and
+driver's grading settings, the submission's files; then nbgrader's ``autograde`` with the sandbox,
+without its late-penalty steps (``NO_LATE_STEPS``: the driver runs them itself on its own deadlines,
+extensions, submission times and collect's records, so a node needs none of them). What it sends back is what that run wrote: the autograded folder, the submission's report files, and
 the rows ``autograde`` writes to a gradebook (``SaveAutoGrades``: each grade cell's ``auto_score``,
 each answer cell's ``auto_comment``). The
 workspace is removed; the node keeps nothing of the student's.
@@ -27,6 +28,19 @@ from pathlib import Path
 from . import kit
 
 STREAM_TAIL = 64 * 1024  # characters of nbgrader's stdout and stderr sent back (the cause is at the end)
+# Appended to a node's workspace configuration: ``autograde`` there without nbgrader's late-penalty
+# steps (``AssignLatePenalties`` and its subclasses, the pack's ``ApplyLatePolicy``). Their result on a
+# node would be discarded anyway (the answer carries no penalty; the driver computes it and the
+# ``.late.json`` report), and they would need the course's deadlines.toml, its extensions CSV and
+# collect's records of the submission times, which stay on the driver.
+NO_LATE_STEPS = """
+from nbgrader.preprocessors import AssignLatePenalties as _LateStep
+from traitlets.utils.importstring import import_item as _import_item
+c.Autograde.autograde_preprocessors = [
+    _step for _step in c.Autograde.autograde_preprocessors
+    if not (isinstance(_cls := (_import_item(_step) if isinstance(_step, str) else _step), type)
+            and issubclass(_cls, _LateStep))]
+"""
 
 
 def node_id() -> str:
@@ -116,8 +130,7 @@ def install_cache(root: Path, cache: dict) -> Path:
 def grade(course_kit: dict, request: dict) -> dict:
     """Grade one submission in a throwaway workspace of this node.
 
-    `course_kit`: {"gradebook": bytes, "release": {assignment: {path: bytes}}, "config": str,
-    "deadlines": the course's deadlines.toml or None}.
+    `course_kit`: {"gradebook": bytes, "release": {assignment: {path: bytes}}, "config": str}.
     `request`: {"assignment", "student", "files": {path: bytes} (the submitted folder),
     "args": extra nbgrader arguments, "timeout": s}.
     Returns {"node", "seconds", "returncode" (None: past the timeout), "stdout", "stderr" (tails),
@@ -130,10 +143,8 @@ def grade(course_kit: dict, request: dict) -> dict:
     assignment, student = request["assignment"], request["student"]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="azcourse-node-") as folder:
-        course = pipeline.Course.workspace(Path(folder) / "ws", extra_config=course_kit["config"])
+        course = pipeline.Course.workspace(Path(folder) / "ws", extra_config=course_kit["config"] + NO_LATE_STEPS)
         course.gradebook.write_bytes(course_kit["gradebook"])
-        if course_kit["deadlines"] is not None:
-            (course.root / "deadlines.toml").write_bytes(course_kit["deadlines"])
         _write(course.release / assignment, course_kit["release"][assignment])
         _write(course.submitted / student / assignment, request["files"])
         _enrol(course, student)
