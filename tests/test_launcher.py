@@ -58,7 +58,16 @@ def test_each_command_gets_exactly_its_environment_and_folder(course, tmp_path, 
 SLEEPING_CONFIG = "import os, time\nopen('pid.part', 'w').write(str(os.getpid()))\nos.replace('pid.part', 'pid')\ntime.sleep(60)\n"
 
 
-def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports_it(tmp_path):
+@pytest.fixture
+def default_sigint():
+    """SIGINT as a shell's command has it, for this test: an earlier test of the same worker may have left
+    it ignored (seen in fresh-clone suite runs), and a command takes SIGINT as its caller has it."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_a_command_past_its_timeout_is_killed_and_one_killed_by_a_signal_reports_it(tmp_path, default_sigint):
     (tmp_path / "nbgrader_config.py").write_text(SLEEPING_CONFIG)
     started = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
