@@ -34,7 +34,7 @@ Pattern tables in the search (Othello)
     in the order one search makes its simulations, each node's value from the tables when it is added
     and its children's priors (the softmax of the tables' logits over the legal actions, as
     ``Predictor`` and ``MCTS`` make them, to the last bits) when a simulation first leaves it
-    (``_simulate_tables``): the same search, and most leaves, never left, cost their value alone.
+    (``_simulate`` with ``tables``): the same search, and most leaves, never left, cost their value alone.
 The trees (``Trees``)
     All the games' trees share one pool of nodes and one of edges; a node's edges (its legal
     actions, increasing) are contiguous. A child is always added after its parent, so a node's index
@@ -482,11 +482,18 @@ def _backup(trees, slots, slot, value0, value1):
 
 
 @numba.njit(cache=True)
-def _simulate(trees, slots, settings, kind, size, table, slot):
+def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scratch=None, logits=None):
     """One simulation of ``slot``'s search, down from its root: the new leaf that awaits the network,
-    or -1 when the simulation ended at a terminal node (then it is backed up here)."""
+    or -1 when the simulation ended at a terminal node (then it is backed up here).
+
+    With the pattern ``tables`` (Othello; ``scratch`` and ``logits`` their work arrays) a node gets its
+    value when it is added and its edges (the children's priors) when a simulation first leaves it, so a
+    leaf no simulation passes again costs its value alone; the search is the same as with both at once,
+    and the new leaf comes back valued, to be backed up. Without them numba prunes those branches."""
     node, depth = slots.root[slot], 0
     while trees.result[node] < 0:
+        if tables is not None and trees.edges[node] < 0:
+            _node_priors(trees, node, size, table, tables, scratch, logits)
         e = _root_edge(trees, slots, settings, slot, node) if depth == 0 else _interior_edge(trees, settings, node)
         slots.path_node[slot, depth], slots.path_edge[slot, depth] = node, e
         depth += 1
@@ -497,6 +504,8 @@ def _simulate(trees, slots, settings, kind, size, table, slot):
             child = trees.child[e] = _new_node(trees, first, second, moves, player, result)
             if result < 0:
                 slots.depth[slot], slots.leaf[slot] = depth, child
+                if tables is not None:
+                    _node_value(trees, child, tables)
                 return child
         node = child
     slots.depth[slot] = depth
@@ -593,37 +602,6 @@ def _node_priors(trees, node, size, table, tables, scratch, logits):
 
 
 @numba.njit(cache=True)
-def _simulate_tables(trees, slots, settings, size, table, tables, scratch, logits, slot):
-    """``_simulate`` with the pattern tables: a node gets its value when it is added and its edges (the
-    children's priors) when a simulation first leaves it, so a leaf no simulation passes again costs its
-    value alone; the search is the same as with both at once. The new leaf, valued (to be backed up), or -1
-    when the simulation ended at a terminal node (then it is backed up here)."""
-    node, depth = slots.root[slot], 0
-    while trees.result[node] < 0:
-        if trees.edges[node] < 0:
-            _node_priors(trees, node, size, table, tables, scratch, logits)
-        e = _root_edge(trees, slots, settings, slot, node) if depth == 0 else _interior_edge(trees, settings, node)
-        slots.path_node[slot, depth], slots.path_edge[slot, depth] = node, e
-        depth += 1
-        child = trees.child[e]
-        if child < 0:
-            first, second, moves, player, result = othello_rules.play(size, table, trees.first[node],
-                                                                      trees.second[node], trees.player[node],
-                                                                      trees.action[e])
-            child = trees.child[e] = _new_node(trees, first, second, moves, player, result)
-            if result < 0:
-                slots.depth[slot], slots.leaf[slot] = depth, child
-                _node_value(trees, child, tables)
-                return child
-        node = child
-    slots.depth[slot] = depth
-    result = trees.result[node]
-    value0 = 0.0 if result == DRAW else (1.0 if result == 0 else -1.0)
-    _backup(trees, slots, slot, value0, -value0)
-    return -1
-
-
-@numba.njit(cache=True)
 def _search_all(trees, slots, settings, size, table, tables, scratch, logits):
     """One round with the pattern tables: every slot that awaits its root's evaluation or searches runs its
     whole search (``_descend`` and ``_expand``'s steps, each leaf evaluated at once) and awaits its move."""
@@ -638,7 +616,7 @@ def _search_all(trees, slots, settings, size, table, tables, scratch, logits):
         if slots.noisy[slot]:
             _mix_noise(trees, slots, settings, slot)
         while slots.done[slot] < settings.simulations:
-            leaf = _simulate_tables(trees, slots, settings, size, table, tables, scratch, logits, slot)
+            leaf = _simulate(trees, slots, settings, OTHELLO, size, table, slot, tables, scratch, logits)
             if leaf >= 0:
                 value0 = trees.value[leaf] if trees.player[leaf] == 0 else -trees.value[leaf]
                 _backup(trees, slots, slot, value0, -value0)
