@@ -289,7 +289,24 @@ def autograde(course: Course, assignments=None, students=None, jobs: int | None 
     a terminal). On KeyboardInterrupt the queued submissions are dropped, those running are left
     "not graded (interrupted)", and the interrupt goes on to the caller.
     Returns {(assignment, student): {"ok": bool, "seconds": float, "error": str}}.
+
+    The batch holds the grading lock of every assignment it may grade (``grading_lock``: all of the
+    course's when none is named) from before it reads any state until it returns; while another command
+    (a ``rejudge``, another ``autograde``) holds one, it refuses at once (``grading_lock.Busy``).
     """
+    from . import grading_lock
+
+    course.require_gradebook()
+    known = course.assignments()
+    named = [a for a in (assignments or known) if a in known]  # an unknown name: refused by the batch
+    words = ["autograde", *(assignments or ()), *(f"--student {s}" for s in students or ())]
+    with grading_lock.held(course, named, " ".join(words) + (" (on a Ray cluster)" if cluster else "")):
+        return _autograde(course, assignments, students, jobs, timeout, log, unsafe_no_sandbox, regrade, cluster)
+
+
+def _autograde(course: Course, assignments, students, jobs, timeout, log, unsafe_no_sandbox, regrade,
+               cluster) -> dict:
+    """``autograde``'s batch, under its grading locks."""
     from . import grading_state
     from .batch_progress import BatchProgress
 

@@ -3,13 +3,19 @@
 After a judge, a tolerance, a reference solution or a point value changed, each graded submission's
 kept outputs (``autograder.kept_probes``: what its judges received) go through the decision of grading
 (``sandbox.cell_reason``) once more, with the current judges and the points of the current source
-notebook. ``rejudge``:
+notebook. ``rejudge`` holds the assignment's grading lock throughout (``grading_lock``: it refuses at
+once while an ``autograde`` of the assignment, or another rejudge, runs, and they refuse while it runs),
+then:
 
 1. completes or rolls back an interrupted rejudge of the assignment (``rejudge_journal.recover``);
 2. reads, for every submission in the gradebook (or those named), its kept file, checked against its
    report and each line against the file's header: a file that is not what was written is refused
    (``Outcome.untrusted``); a submission graded before outputs were kept, or not graded as submitted
-   now, is left alone with the command that grades it (``Outcome.not_kept``);
+   now, is left alone with the command that grades it (``Outcome.not_kept``). A notebook of the
+   assignment that the student did not hand in (neither in submitted/ nor autograded/: nbgrader gave its
+   cells 0) keeps the grades the gradebook has (``Outcome.not_submitted``) and blocks nothing; one that
+   was handed in and graded must have its report and kept file like any other. It also takes the SHA-256
+   of every file it may replace (the report, the autograded notebook, the late report);
 3. refuses (``Refused``, nothing written) when what ran in the kernels changed since: a test's probe or
    cases (``probes.probe_fingerprint``), a test cell or a provided cell of the source notebook, naming
    the command that runs exactly those kernels again;
@@ -19,7 +25,10 @@ notebook. ``rejudge``:
 5. writes where a score, its points or a reason changed (``rejudge_journal.apply``): the gradebook rows
    in one transaction (a changed point value also in the test cell's ``GradeCell`` and ``SourceCell``
    checksum, as ``generate_assignment`` records them), the autograded notebook's test-cell verdict and
-   the report, by rename; then those students' feedback (``pipeline.feedback``).
+   the report, by rename; then those students' feedback (``pipeline.feedback``). A student one of whose
+   files is no longer what step 2 read (something else wrote it meanwhile) is refused
+   (``Outcome.untrusted``, the file named), its files and grades left as they are; ``apply`` checks the
+   files once more just before its transaction (all or nothing).
 """
 import json
 import time
@@ -29,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import grading_state, kept_probes, pipeline, rejudge_journal
+from . import grading_lock, grading_state, kept_probes, pipeline, rejudge_journal
 from .grading_config import COURSE_ID
 from .probes import judge, probe_fingerprint
 from .sandbox import cell_reason, is_verdict, verdict_outputs
@@ -56,7 +65,8 @@ class Change:
 @dataclass
 class Outcome:
     """What a rejudge did: `changes`, how many verdicts stayed as they were, the submissions left alone
-    ({"<student>/<notebook>": why}: `not_kept`, and `untrusted` whose kept file was refused), what it
+    ({"<student>/<notebook>": why}: `not_kept`, `untrusted` whose kept file (or a file it would replace)
+    was refused, and `not_submitted`, notebooks not handed in, whose grades stay as they are), what it
     completed of an interrupted one, the regenerated feedback ({(assignment, student): problem}), and the
     changed submissions whose late penalty the rejudge computed again from their new score (deadlines.toml's
     policy, as ``late_work.ApplyLatePolicy`` applies it when grading)."""
@@ -65,6 +75,7 @@ class Outcome:
     unchanged: int = 0
     not_kept: dict = field(default_factory=dict)
     untrusted: dict = field(default_factory=dict)
+    not_submitted: dict = field(default_factory=dict)
     recovered: str = ""
     feedback: dict = field(default_factory=dict)
     late: list = field(default_factory=list)  # "<student>/<notebook>: <old> -> <new> points taken for late work"
@@ -215,9 +226,12 @@ class _Judge:
         return self.verdicts[key]
 
 
-def _evidence(kept: kept_probes.Kept, cell: dict) -> dict:
-    """A kept cell's evidence as ``cell_reason`` takes it, each check's outputs to be read when judged
-    (``_Kept``); NotKept when some were dropped for their size."""
+def _evidence(kept: kept_probes.Kept, cell: dict, grade_id: str = "") -> dict:
+    """A kept cell's evidence as ``cell_reason`` takes it, its long texts read from their lines
+    (``Kept.field``), each check's outputs to be read when judged (``_Kept``); NotKept when some were
+    dropped for their size."""
+    fields = {key: kept.field(value, f"{grade_id or 'a cell'}'s {key}") for key, value in cell.items()
+              if key != "checks"}
     checks = []
     for check in cell["checks"]:
         entry = {"module": check["module"], "name": check["name"]}
@@ -228,7 +242,7 @@ def _evidence(kept: kept_probes.Kept, cell: dict) -> dict:
         elif "offset" in check:
             entry["outputs"] = _Kept(kept, check)
         checks.append(entry)
-    return {**cell, "checks": checks}
+    return {**fields, "checks": checks}
 
 
 def rejudge(course, assignment: str, tests=None, students=None, log=print, feedback: bool = True) -> Outcome:
@@ -242,7 +256,8 @@ def rejudge(course, assignment: str, tests=None, students=None, log=print, feedb
                                    f"{', '.join(course.assignments())})")
     regenerate = (lambda names: pipeline.feedback(course, [assignment], log=lambda *_: None, students=names)) \
         if feedback else (lambda names: {})
-    with rejudge_journal.locked(course, assignment):
+    words = ["rejudge", assignment, *(f"--test {t}" for t in tests or ()), *(f"--student {s}" for s in students or ())]
+    with grading_lock.held(course, [assignment], " ".join(words)):
         outcome = Outcome(assignment, recovered=rejudge_journal.recover(course, assignment, regenerate))
         if outcome.recovered:
             log(outcome.recovered)
@@ -264,9 +279,24 @@ def _rejudge(course, outcome: Outcome, tests, students, regenerate) -> None:
     if points_changed and students:
         raise Refused("the points of " + ", ".join(g for _, g in points_changed) + " changed in the source "
                       "notebook: they change every student's score; rejudge without --student")
-    kept, blocked = _read_kept(course, outcome, grades, source)
+    kept, blocked, seen = _read_kept(course, outcome, grades, source)
     _refuse_if_kernels_changed(course, assignment, kept, scope, kernel_now)
-    rows, files, changed = _judged(course, outcome, kept, grades, source, scope, blocked, notebooks)
+    pending = _judged(course, outcome, kept, grades, source, scope, blocked, notebooks)
+    for student, work in list(pending.items()):  # written by something else since they were read: not replaced
+        moved = sorted(path.name for path in work.files if rejudge_journal.file_digest(path) != seen.get(path))
+        if moved:
+            for label in sorted({f"{student}/{c.notebook}" for c in work.changes}):
+                outcome.untrusted[label] = (f"{', '.join(moved)} changed since this rejudge read it (graded again "
+                                            "meanwhile?): its files and grades are left as they are")
+                blocked.add(label)
+            del pending[student]
+    rows, files, changed = [], {}, set()
+    for student, work in pending.items():
+        rows += work.rows
+        files.update(work.files)
+        outcome.changes += work.changes
+        outcome.late += work.late
+        changed.add(student)
     if points_changed and blocked:
         raise Refused("the points of " + ", ".join(g for _, g in points_changed) + " changed in the source "
                       f"notebook, which changes every student's score, but {len(blocked)} submission(s) have no "
@@ -283,34 +313,64 @@ def _rejudge(course, outcome: Outcome, tests, students, regenerate) -> None:
             rows.append({"table": "source_cell", "id": source_id,
                          "set": {"checksum": [checksum, source[notebook][grade_id].checksum]}})
     if rows or files:
-        outcome.feedback = rejudge_journal.apply(course, assignment, rows, files, sorted(changed), regenerate)
+        outcome.feedback = rejudge_journal.apply(course, assignment, rows, files, sorted(changed), regenerate,
+                                                 expected={path: seen.get(path) for path in files})
 
 
-def _read_kept(course, outcome: Outcome, grades: dict, source: dict) -> tuple[dict, set]:
-    """{(student, notebook): (its kept file, its report)} of the submissions that can be rejudged, and the
+def _targets(course, assignment: str, student: str, notebook: str) -> tuple[Path, Path, Path]:
+    """The files of a submission that a rejudge may replace: its report, its autograded notebook, its
+    late report."""
+    from . import late_work
+
+    return (Path(course.reports) / assignment / student / f"{notebook}.json",
+            Path(course.autograded) / student / assignment / f"{notebook}.ipynb",
+            late_work.report_path(course.reports, assignment, student, notebook))
+
+
+def _read_kept(course, outcome: Outcome, grades: dict, source: dict) -> tuple[dict, set, dict]:
+    """{(student, notebook): (its kept file, its report)} of the submissions that can be rejudged, the
     labels of those that cannot because their outputs were not kept or are refused (``outcome`` says why;
-    a submission waiting for a grading is left alone, not counted)."""
-    kept, blocked = {}, set()
+    a submission waiting for a grading is left alone, not counted, and so is a notebook not handed in),
+    and {path: SHA-256 or None} of the files that may be replaced, as they were read."""
+    kept, blocked, seen = {}, set(), {}
+    assignment = outcome.assignment
     for student, notebook in sorted(grades):
         label = f"{student}/{notebook}"
         if notebook not in source:
             continue
-        why = _left_alone(course, outcome.assignment, student)
+        why = _left_alone(course, assignment, student)
         if why:  # its next grading judges it
             outcome.not_kept[label] = why
             continue
-        folder = Path(course.reports) / outcome.assignment / student
+        report_path, autograded, late = _targets(course, assignment, student, notebook)
+        if not (Path(course.submitted) / student / assignment / f"{notebook}.ipynb").exists() \
+                and not autograded.exists():  # nbgrader's autograde gave it 0 ("No submitted file")
+            outcome.not_submitted[label] = "not handed in: its grades stay as the gradebook has them"
+            continue
         try:
-            report = json.loads((folder / f"{notebook}.json").read_text())
-            kept[(student, notebook)] = (kept_probes.read(folder, report, student, outcome.assignment, notebook),
+            data = report_path.read_bytes()
+        except FileNotFoundError:
+            outcome.untrusted[label] = (f"{notebook} was handed in and graded, but its report {report_path.name} "
+                                        "is missing")
+            blocked.add(label)
+            continue
+        except OSError as exc:
+            outcome.untrusted[label] = f"{report_path.name}: unreadable ({type(exc).__name__}: {exc})"
+            blocked.add(label)
+            continue
+        seen.update({report_path: kept_probes.digest(data), autograded: rejudge_journal.file_digest(autograded),
+                     late: rejudge_journal.file_digest(late)})
+        try:
+            report = json.loads(data)
+            kept[(student, notebook)] = (kept_probes.read(report_path.parent, report, student, assignment, notebook),
                                          report)
         except kept_probes.NotKept as exc:
             outcome.not_kept[label] = str(exc)
             blocked.add(label)
-        except (kept_probes.Unusable, OSError, ValueError) as exc:
+        except (kept_probes.Unusable, OSError, ValueError, AttributeError) as exc:
             outcome.untrusted[label] = str(exc)
             blocked.add(label)
-    return kept, blocked
+    return kept, blocked, seen
 
 
 def _refuse_if_kernels_changed(course, assignment: str, kept: dict, scope: dict, kernel_now: dict) -> None:
@@ -342,16 +402,26 @@ def _refuse_if_kernels_changed(course, assignment: str, kept: dict, scope: dict,
                   + regrade_command(course, assignment, affected) + rest)
 
 
+@dataclass
+class _Pending:
+    """A student's judged changes, not written yet: the gradebook rows, {path: new bytes} of the files,
+    the changes and the late penalties computed again (as ``Outcome`` words them)."""
+    rows: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)
+    changes: list = field(default_factory=list)
+    late: list = field(default_factory=list)
+
+
 def _judged(course, outcome: Outcome, kept: dict, grades: dict, source: dict, scope: dict,
-            blocked: set, notebooks: dict) -> tuple[list, dict, set]:
-    """Judge every kept submission's tests in `scope`; record the changes in `outcome`. Returns the
-    gradebook rows to write, {path: new bytes} of the files, and the students whose grades changed; a
-    submission whose kept outputs turn out unusable is added to `blocked`."""
-    rows_out, files, changed, judge_check = [], {}, set(), _Judge()
+            blocked: set, notebooks: dict) -> dict[str, _Pending]:
+    """Judge every kept submission's tests in `scope`; count the unchanged verdicts in `outcome`. Returns
+    {student: _Pending} of the students whose grades changed; a submission whose kept outputs turn out
+    unusable is added to `blocked` (``outcome`` says why)."""
+    pending, judge_check = {}, _Judge()
     for (student, notebook), (kept_file, report) in kept.items():
         label = f"{student}/{notebook}"
         try:
-            verdicts = {g: cell_reason(_evidence(kept_file, kept_file.header["cells"][g]), judge_check)[0]
+            verdicts = {g: cell_reason(_evidence(kept_file, kept_file.header["cells"][g], g), judge_check)[0]
                         for g in scope[notebook] if g in kept_file.header["cells"]}
         except kept_probes.NotKept as exc:
             outcome.not_kept[label] = str(exc)
@@ -382,9 +452,9 @@ def _judged(course, outcome: Outcome, kept: dict, grades: dict, source: dict, sc
         if not changes:
             continue
         try:
-            files.update(_rewritten(course, outcome.assignment, student, notebook, report, changes,
-                                    kept_file.header, source[notebook]))
-        except ValueError as exc:
+            files = _rewritten(course, outcome.assignment, student, notebook, report, changes, kept_file.header,
+                               source[notebook])
+        except (ValueError, OSError) as exc:
             outcome.untrusted[label] = str(exc)
             blocked.add(label)
             continue
@@ -394,14 +464,15 @@ def _judged(course, outcome: Outcome, kept: dict, grades: dict, source: dict, sc
         added_points = sum(c.new_max - c.old_max for c in changes)  # a point value changed: the notebook's too
         late = _late_penalty(course, outcome.assignment, student, notebook, notebooks.get((student, notebook)),
                              code_score, added_points)
+        work = pending.setdefault(student, _Pending())
         if late:
             rows.append(late[0])
             files[late[1]] = late[2]
-            outcome.late.append(f"{label}: {late[3]}")
-        rows_out += rows
-        outcome.changes += changes
-        changed.add(student)
-    return rows_out, files, changed
+            work.late.append(f"{label}: {late[3]}")
+        work.rows += rows
+        work.files.update(files)
+        work.changes += changes
+    return pending
 
 
 def _late_penalty(course, assignment: str, student: str, notebook: str, submitted: _Notebook | None,
@@ -441,7 +512,7 @@ def _rewritten(course, assignment: str, student: str, notebook: str, report: dic
     """{path: new bytes} of the submission's autograded notebook (each changed test cell's verdict output;
     its points and checksum as the source's) and report; ValueError when the notebook's verdict is not the
     grader's own."""
-    path = Path(course.autograded) / student / assignment / f"{notebook}.ipynb"
+    report_path, path, _ = _targets(course, assignment, student, notebook)
     nb = nbformat.read(path, as_version=4)
     cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells if c.cell_type == "code"}
     report = json.loads(json.dumps(report))
@@ -457,8 +528,7 @@ def _rewritten(course, assignment: str, student: str, notebook: str, report: dic
         verdict = report.setdefault("cells", {}).setdefault(change.test, {})
         verdict.update(passed=reason is None, points=change.new_max, reason=change.new_reason)
     report["rejudged"] = round(time.time(), 3)
-    return {path: nbformat.writes(nb).encode(),
-            Path(course.reports) / assignment / student / f"{notebook}.json": json.dumps(report, indent=1).encode()}
+    return {path: nbformat.writes(nb).encode(), report_path: json.dumps(report, indent=1).encode()}
 
 
 def table(outcome: Outcome, width: int = 60) -> str:

@@ -6,11 +6,15 @@ nothing changed (every corpus case, hostile ones included, keeps its score and r
 written), after a judge's tolerance changed (against a real grading with the same tolerance), after a
 point value changed (against nbgrader's own scoring of the rejudged notebook and what ``build`` records),
 with a kept file tampered with, after a probe, its cases or a test cell changed (refused, with the
-command), and interrupted between its steps (a failure before the transaction, a kill after it).
+command), and interrupted between its steps (a failure before the transaction, a kill after it); with a
+kernel's 20 MB error kept (judged as graded), in an assignment of two notebooks one of which was not
+handed in, and while another command holds the assignment's grading lock or writes a file meanwhile.
 """
 import gzip
+from contextlib import contextmanager
 from datetime import timedelta
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,7 +27,7 @@ from nbgrader.utils import compute_checksum, determine_grade
 
 from courses import CELL_TIMEOUT, SLOW_CELLS, graded_corpus
 
-from autograder import kept_probes, pipeline, probes, rejudge, rejudge_journal, sandbox
+from autograder import grading_lock, grading_state, kept_probes, pipeline, probes, rejudge, rejudge_journal, sandbox
 from autograder.assignments.ttt1_mcts import checks as ttt1_checks
 from autograder.grading_config import COURSE_ID, REPO_ROOT
 
@@ -84,6 +88,55 @@ def test_a_kept_file_gives_back_what_the_judge_received_and_refuses_any_change(t
     path.write_bytes(gzip.compress(json.dumps(header).encode() + b"\n") + data[len(data) - member:])
     with pytest.raises(kept_probes.Unusable, match="changed since it was graded"):
         kept_probes.read(tmp_path, report, "alice", ASSIGNMENT, ASSIGNMENT)
+
+
+HUGE_ERROR = "RuntimeError: " + os.urandom(10 * 2**20).hex()  # 20 MB a kernel may send, not compressible
+
+
+def test_a_kernel_s_huge_error_is_kept_readable_and_judged_as_graded(tmp_path):
+    """The texts of a cell's evidence come from the kernels (the visible run's error, the probe cell's), as
+    long as their output caps allow, and a notebook has several: 20 MB of them once made a header past
+    what a rejudge reads, so a submission graded fine read as tampered with. Each is kept on a line of its
+    own, exactly as the judge had it: the header stays small and the kept cells decide as grading did.
+    Outputs whose line a rejudge would refuse (each comma a kernel wrote escaped, ``\\u002c``, is an
+    entry more once written again) are not kept, which the rejudge says (NotKept), instead of refusing
+    the whole file."""
+    evidence = {
+        "test_get_reward": {"visible": HUGE_ERROR, "probed": True, "probe_error": None, "checks": [
+            {"module": ASSIGNMENT, "name": "get_reward", "outputs": OUTPUTS}]},
+        "test_get_action_prob": {"visible": None, "probed": True, "probe_error": "ValueError: " + HUGE_ERROR,
+                                 "checks": [{"module": ASSIGNMENT, "name": "get_action_prob",
+                                             "outputs": "no test data came back for get_action_prob"}]},
+        "test_expand_node": {"visible": None, "probed": True, "probe_error": None, "checks": [
+            {"module": ASSIGNMENT, "name": "expand_node", "outputs": ["," * (probes.MAX_PROBE_COST + 1)]}]}}
+    graded = {g: sandbox.cell_reason(cell)[0] for g, cell in evidence.items()}
+    assert graded["test_get_reward"].startswith(HUGE_ERROR) and HUGE_ERROR in graded["test_get_action_prob"]
+    report = {"student": "alice", "assignment": ASSIGNMENT, "notebook": ASSIGNMENT}
+    report["kept_probes"] = kept_probes.write(tmp_path, report, _notebook(), evidence)
+    kept = kept_probes.read(tmp_path, report, "alice", ASSIGNMENT, ASSIGNMENT)
+    assert len(json.dumps(kept.header)) < 4 * kept_probes.MAX_HEADER_TEXT
+    judge = rejudge._Judge()
+    assert {g: sandbox.cell_reason(rejudge._evidence(kept, kept.header["cells"][g], g), judge)[0]
+            for g in ("test_get_reward", "test_get_action_prob")} == \
+        {g: graded[g] for g in ("test_get_reward", "test_get_action_prob")}
+    with pytest.raises(kept_probes.NotKept, match="the outputs of expand_node were not kept .*past what a rejudge"):
+        rejudge._evidence(kept, kept.header["cells"]["test_expand_node"], "test_expand_node")
+
+
+def test_a_grading_lock_is_refused_at_once_naming_its_holder(tmp_path):
+    """A second command on an assignment fails at once, naming the first and its process; it holds none of
+    the locks it asked for; the first one's lock goes with it."""
+    course = pipeline.Course.workspace(tmp_path / "ws")
+    with grading_lock.held(course, [ASSIGNMENT], "autograde ttt1_mcts"):
+        with pytest.raises(grading_lock.Busy, match=rf"cannot rejudge ttt1_mcts: `autograde ttt1_mcts` "
+                                                    rf"\(pid {os.getpid()} on .*\) is grading ttt1_mcts now"):
+            with grading_lock.held(course, [ASSIGNMENT, "hex4_onpolicy"], "rejudge ttt1_mcts"):
+                pass
+        with grading_lock.held(course, ["hex4_onpolicy"], "rejudge hex4_onpolicy"):
+            pass
+    with grading_lock.held(course, [ASSIGNMENT], "rejudge ttt1_mcts"):
+        pass
+    assert (course.root / grading_lock.FOLDER / ".gitignore").read_text() == "*\n"
 
 
 def test_the_probe_fingerprint_follows_what_the_probe_reaches(tmp_path, monkeypatch):
@@ -462,3 +515,219 @@ def test_a_rejudge_takes_late_work_s_points_again_from_the_new_score(tmp_path_fa
     report = late_work.read_report(course.reports, ASSIGNMENT, "full", ASSIGNMENT)
     assert (report["penalty_points"], report["max_score"]) == (23, 31)
     assert "after the hard deadline" in report["rule"]
+
+
+def _kept_evidence(kept: kept_probes.Kept) -> dict:
+    """The evidence a kept file was written from, every check's outputs and every text read back."""
+    cells = {}
+    for grade_id, cell in kept.header["cells"].items():
+        checks = []
+        for check in cell["checks"]:
+            entry = {"module": check["module"], "name": check["name"]}
+            if "missing" in check:
+                entry["outputs"] = check["missing"]
+            elif "offset" in check:
+                entry["outputs"] = kept_probes.parse(kept.line(check), "")
+            checks.append(entry)
+        texts = {k: kept.field(v, k) if isinstance(v, dict) else v for k, v in cell.items() if k != "checks"}
+        cells[grade_id] = {**texts, "checks": checks}
+    return cells
+
+
+@pytest.mark.slow
+def test_a_submission_graded_with_a_huge_kernel_error_is_rejudged_as_it_was_graded(tmp_path_factory, tmp_path):
+    """"blank" as grading would have kept it had its kernel sent a 20 MB error for test_get_reward (the
+    kept file and the report's reason as ``SandboxExecute`` writes them): rejudge reads it (no refusal) and
+    gives every test the score and reason grading gave."""
+    course = _graded(tmp_path_factory, tmp_path, {"blank"})
+    folder = course.reports / ASSIGNMENT / "blank"
+    report = json.loads((folder / f"{ASSIGNMENT}.json").read_text())
+    kept = kept_probes.read(folder, report, "blank", ASSIGNMENT, ASSIGNMENT)
+    evidence = _kept_evidence(kept)
+    evidence["test_get_reward"]["visible"] = HUGE_ERROR
+    report["cells"]["test_get_reward"]["reason"] = sandbox.cell_reason(evidence["test_get_reward"])[0]
+    nb = nbformat.read(course.autograded / "blank" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    report["kept_probes"] = kept_probes.write(folder, report, nb, evidence)
+    (folder / f"{ASSIGNMENT}.json").write_text(json.dumps(report, indent=1))
+    assert kept_probes.read(folder, report, "blank", ASSIGNMENT, ASSIGNMENT).header["kernel"] == kept.header["kernel"]
+    before = _files(course)
+    outcome = rejudge.rejudge(course, ASSIGNMENT)
+    assert (outcome.changes, outcome.untrusted, outcome.not_kept) == ([], {}, {})
+    assert outcome.unchanged == len(_tests(course)[ASSIGNMENT])
+    assert _files(course) == before
+
+
+def _record_notebook(course, path: Path) -> None:
+    """The source notebook at `path` recorded in part 1 as ``generate_assignment`` (build) records a
+    notebook: its checksums computed, its cells saved (``ComputeChecksums``, ``SaveCells``). nbgrader's
+    command refuses an assignment that has submissions, which its own steps do not."""
+    from nbgrader.preprocessors import ComputeChecksums, SaveCells
+
+    nb = nbformat.read(path, as_version=4)
+    resources = {"nbgrader": {"notebook": path.stem, "assignment": ASSIGNMENT, "db_url": course.db_url}}
+    for step in (ComputeChecksums(), SaveCells()):
+        nb, resources = step.preprocess(nb, resources)
+
+
+def _not_handed_in(course, notebook: str, students) -> None:
+    """What nbgrader's autograde records of a notebook of the assignment that a student did not hand in:
+    its rows as ``Gradebook.add_submission`` makes them, every grade 0 ("No submitted file")."""
+    from nbgrader.api import Comment, Grade, SubmittedNotebook
+
+    with Gradebook(course.db_url, COURSE_ID) as gb:
+        source = gb.find_notebook(notebook, ASSIGNMENT)
+        grade_cells, solution_cells = source.grade_cells, source.solution_cells
+        submissions = [gb.find_submission(ASSIGNMENT, student) for student in students]
+        with gb.db.no_autoflush:
+            for submission in submissions:
+                submitted = SubmittedNotebook(notebook=source, assignment=submission)
+                for cell in grade_cells:
+                    Grade(cell_id=cell.id, notebook=submitted, auto_score=0, needs_manual_grade=False)
+                for cell in solution_cells:
+                    Comment(cell_id=cell.id, notebook=submitted)
+                gb.db.add(submitted)
+        gb.db.commit()
+
+
+def _grades_of(course, notebook: str) -> dict:
+    """{(student, grade cell): (auto_score, manual_score)} of one notebook of part 1."""
+    from nbgrader.api import Grade, Notebook, SubmittedNotebook
+
+    with Gradebook(course.db_url, COURSE_ID) as gb:
+        return {(g.student.id, g.name): (g.auto_score, g.manual_score) for g in gb.db.query(Grade)
+                .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+                .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id).filter(Notebook.name == notebook)}
+
+
+@pytest.mark.slow
+def test_a_notebook_not_handed_in_keeps_its_grades_and_the_others_are_rejudged(tmp_path_factory, tmp_path):
+    """Part 1 given a second notebook, "second" (a copy of the first), recorded as build records it; "full"
+    and "blank" handed in only the first, so nbgrader gave their "second" 0. A point value changed in the
+    first notebook is rejudged for both (no kept outputs of "second" are needed, none are missing), the
+    grades of "second" staying as they are; a "second" that was handed in and graded but has no report
+    refuses the point change, naming that notebook alone."""
+    students = {"full", "blank"}
+    course = _graded(tmp_path_factory, tmp_path, students)
+    first = _own_source(course)
+    shutil.copy(first, first.with_name("second.ipynb"))
+    _record_notebook(course, first.with_name("second.ipynb"))
+    _not_handed_in(course, "second", students)
+    _edit(first, "test_get_reward", points=5)
+    second = _grades_of(course, "second")
+    assert len(second) > 10 and set(second.values()) == {(0, None)}
+
+    handed_in = [course.submitted / "blank" / ASSIGNMENT / "second.ipynb",
+                 course.autograded / "blank" / ASSIGNMENT / "second.ipynb"]
+    for path in handed_in:  # graded (as its submitted and autograded files say), no report kept
+        shutil.copy(path.with_name(f"{ASSIGNMENT}.ipynb"), path)
+    grading_state.note(course, ASSIGNMENT, "blank", submission=grading_state.fingerprint(course, ASSIGNMENT, "blank"))
+    before = _files(course)
+    with pytest.raises(rejudge.Refused) as refused:
+        rejudge.rejudge(course, ASSIGNMENT)
+    assert "blank/second: second was handed in and graded, but its report second.json is missing" in \
+        str(refused.value) and "full/" not in str(refused.value), str(refused.value)
+    assert _files(course) == before
+
+    for path in handed_in:
+        path.unlink()
+    grading_state.note(course, ASSIGNMENT, "blank", submission=grading_state.fingerprint(course, ASSIGNMENT, "blank"))
+    outcome = rejudge.rejudge(course, ASSIGNMENT)
+    assert {(c.student, c.notebook, c.test, c.old_score, c.new_score, c.new_max) for c in outcome.changes} == {
+        ("full", ASSIGNMENT, "test_get_reward", 3, 5, 5), ("blank", ASSIGNMENT, "test_get_reward", 0, 0, 5)}
+    assert set(outcome.not_submitted) == {"full/second", "blank/second"}
+    assert (outcome.untrusted, outcome.not_kept) == ({}, {})
+    assert _grades_of(course, "second") == second
+    assert set(outcome.feedback) == {(ASSIGNMENT, s) for s in students} and not any(outcome.feedback.values())
+    rows = {(r["student"], r["notebook"]): r for r in pipeline.grade_rows(course, [ASSIGNMENT])}
+    assert rows[("full", ASSIGNMENT)]["code_score"] == 23 and rows[("full", "second")]["score"] == 0
+
+
+HOLD_THE_LOCK = """
+import sys
+from autograder import grading_lock, pipeline
+with grading_lock.held(pipeline.Course.workspace(sys.argv[1]), [sys.argv[2]], sys.argv[3]):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextmanager
+def _held_elsewhere(course, command: str):
+    """The assignment's grading lock held by another process (as `command` holds it); its pid."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(course.root), ASSIGNMENT, command],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield holder.pid
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
+@pytest.mark.slow
+def test_a_rejudge_and_an_autograde_exclude_each_other_and_a_file_written_meanwhile_stays(tmp_path_factory, tmp_path,
+                                                                                          monkeypatch):
+    """While another process grades the assignment (holds its lock), rejudge refuses at once, naming it
+    and its pid, and changes nothing; autograde refuses the same while a rejudge holds it. A file that
+    something else writes while a rejudge runs is not replaced: the student whose notebook changed after
+    it was read is refused, its files and grades left as they are; one that changes between the staging
+    and the transaction stops the whole rejudge, nothing written; one written after a rejudge was killed
+    past its transaction is not replaced when the next rejudge completes it."""
+    course = _graded(tmp_path_factory, tmp_path, {"partial_action_prob", "full"})
+    monkeypatch.setattr(ttt1_checks, "FLOAT_TOLERANCE", 1.0)  # partial_action_prob's reason changes (above)
+    before = _files(course)
+    with _held_elsewhere(course, "autograde ttt1_mcts") as pid:
+        with pytest.raises(grading_lock.Busy, match=rf"cannot rejudge ttt1_mcts: `autograde ttt1_mcts` \(pid {pid} "):
+            rejudge.rejudge(course, ASSIGNMENT)
+        code, _, err = cli(course, "rejudge", ASSIGNMENT)
+        assert code == 2 and f"`autograde ttt1_mcts` (pid {pid} on " in err, err
+    record = grading_state.read(course, ASSIGNMENT, "full")
+    with _held_elsewhere(course, "rejudge ttt1_mcts") as pid:
+        with pytest.raises(grading_lock.Busy, match=rf"cannot autograde ttt1_mcts --student full: `rejudge ttt1_mcts` "
+                                                    rf"\(pid {pid} "):
+            pipeline.autograde(course, [ASSIGNMENT], ["full"])
+    assert _files(course) == before and grading_state.read(course, ASSIGNMENT, "full") == record
+
+    notebook = course.autograded / "partial_action_prob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    rewritten = rejudge._rewritten
+
+    def graded_meanwhile(*args):  # the notebook written again (by a grading) after the rejudge read it
+        files = rewritten(*args)
+        notebook.write_bytes(notebook.read_bytes() + b"\n")
+        return files
+    monkeypatch.setattr(rejudge, "_rewritten", graded_meanwhile)
+    outcome = rejudge.rejudge(course, ASSIGNMENT, feedback=False)
+    assert outcome.changes == [] and list(outcome.untrusted) == [f"partial_action_prob/{ASSIGNMENT}"]
+    assert outcome.untrusted[f"partial_action_prob/{ASSIGNMENT}"].startswith(
+        f"{ASSIGNMENT}.ipynb changed since this rejudge read it")
+    after = _files(course)
+    assert {p for p in after if after[p] != before.get(p)} == {notebook}
+
+    monkeypatch.setattr(rejudge, "_rewritten", rewritten)
+    report = course.reports / ASSIGNMENT / "partial_action_prob" / f"{ASSIGNMENT}.json"
+    stage = rejudge_journal.write_whole
+
+    def staged_then_graded(path, data):  # the report written again between the staging and the transaction
+        stage(path, data)
+        if path == rejudge_journal.journal_path(course, ASSIGNMENT):
+            report.write_bytes(report.read_bytes() + b"\n")
+    monkeypatch.setattr(rejudge_journal, "write_whole", staged_then_graded)
+    with pytest.raises(pipeline.GraderError, match=r"1 file\(s\) changed while rejudging .*nothing was written"):
+        rejudge.rejudge(course, ASSIGNMENT, feedback=False)
+    now = _files(course)
+    assert {p for p in now if now[p] != after.get(p)} == {report}
+    assert not rejudge_journal.journal_path(course, ASSIGNMENT).exists()
+    assert not list(Path(course.root).rglob(f"*{rejudge_journal.STAGED}"))
+
+    monkeypatch.undo()
+    _edit(_own_source(course), "test_get_reward", points=4)
+    killed = subprocess.run([sys.executable, "-c", KILL_AFTER_THE_TRANSACTION, str(course.root), ASSIGNMENT],
+                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert killed.returncode == -9, killed.stderr
+    report = course.reports / ASSIGNMENT / "full" / f"{ASSIGNMENT}.json"
+    report.write_bytes(report.read_bytes() + b"\n")  # graded again after the kill, to the grades the rejudge wrote
+    graded = report.read_bytes()
+    outcome = rejudge.rejudge(course, ASSIGNMENT, feedback=False)
+    assert outcome.recovered.endswith(f"; 1 file(s) left as written since the rejudge read them ({report})"), \
+        outcome.recovered
+    assert report.read_bytes() == graded and not list(Path(course.root).rglob(f"*{rejudge_journal.STAGED}"))
