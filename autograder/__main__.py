@@ -153,11 +153,15 @@ def rejudge(course, args) -> int:
                                                               in sorted(outcome.not_kept.items())))
         students = sorted({key.split("/")[0] for key in outcome.not_kept})
         print(f"  grade them again: {rejudging.regrade_command(course, args.assignment, students)}")
+    if outcome.not_submitted:
+        print(f"not handed in ({len(outcome.not_submitted)}), grades kept: "
+              + "; ".join(map(neutralise, sorted(outcome.not_submitted))))
     if outcome.untrusted:
         print("\n".join(f"refused {neutralise(k)}: {why}" for k, why in sorted(outcome.untrusted.items())),
               file=sys.stderr)
         students = sorted({key.split("/")[0] for key in outcome.untrusted})
-        print(f"error: {len(outcome.untrusted)} kept file(s) refused, those grades left as they are; grade them "
+        print(f"error: {len(outcome.untrusted)} submission(s) refused (a kept file, or a file changed during the "
+              f"rejudge), those grades left as they are; grade them "
               f"again: {rejudging.regrade_command(course, args.assignment, students)}", file=sys.stderr)
         return 1
     return 0
