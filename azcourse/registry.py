@@ -10,7 +10,8 @@ Azul's numba engine), and whether the name carries a size.
 
 Players that need only a game: ``make_alphabeta("alphabeta:3", "othello8")`` is alpha-beta to 3 plies
 (``azcourse.core.alphabeta``) with the family's static evaluation in ``EVALUATIONS``;
-``make_classical("classical:3", "tak5")`` is the family's compiled classical yardstick in ``CLASSICAL``.
+``make_classical("classical:3", "tak5")`` is the family's compiled classical yardstick in ``CLASSICAL``;
+``make_endgame(game, 10)`` the family's exact endgame solver in ``ENDGAMES``.
 """
 from __future__ import annotations
 
@@ -55,6 +56,13 @@ EVALUATIONS = {
 CLASSICAL = {
     "othello": "azcourse.othello.yardstick:classical_agent",  # alpha-beta: mobility, frontier, corners; exact endgame
     "tak": "azcourse.tak.yardstick:classical_agent",  # alpha-beta: flats, road distance, captives
+}
+
+# family -> "module:attribute" of its exact endgame, ``make(game, empties) -> solver`` with ``solver.move(state)``
+# (the best move with perfect play, or None) and ``solver.proof(state)`` (``(returns, plies)`` or None, for
+# ``azcourse.core.proofs``) from ``empties`` empty squares on (``azcourse.alphazero.agent``'s ``endgame_empties``)
+ENDGAMES = {
+    "othello": "azcourse.othello.endgame:Endgame",
 }
 
 # family -> "module:attribute" of its agents' leaf evaluation of a checkpoint, ``make(game, forward, prior_mix,
@@ -157,6 +165,26 @@ def classical_agent(game, depth: int, rng=None):
         raise ValueError(f"no classical yardstick for {game.name}; known: {', '.join(CLASSICAL)}")
     module, attribute = CLASSICAL[family].split(":")
     return getattr(importlib.import_module(module), attribute)(game, depth, rng)
+
+
+def family_of(game_name: str) -> str | None:
+    """The family part of a game name (``"othello"`` for ``"othello8"``), without making the game; None for no name."""
+    match = _NAME.fullmatch(str(game_name).strip().lower())
+    return match.group(1) if match and match.group(1) in FAMILIES else None
+
+
+def make_endgame(game, empties: int):
+    """The exact endgame of ``game``'s family (``ENDGAMES``) from ``empties`` empty squares on, imported by name
+    (numba) only when asked for.
+
+    Raises:
+        ValueError: the game's family has no endgame solver (or ``empties`` is out of its range).
+    """
+    family = _NAME.fullmatch(game.name).group(1)
+    if family not in ENDGAMES:
+        raise ValueError(f"no exact endgame for {game.name}; games with one: {', '.join(ENDGAMES)}")
+    module, attribute = ENDGAMES[family].split(":")
+    return getattr(importlib.import_module(module), attribute)(game, empties)
 
 
 def own_play_evaluator(game_name: str):

@@ -1,7 +1,7 @@
 """Speed of the AlphaZero trainer's parts: network inference and self-play, for games by name.
 
     taskset -c 1 python benchmarks/alphazero_speed.py [GAME ...] [--checkpoint DIR] [--simulations 50]
-        [--hidden 64,64] [--channels 32,32] [--seconds 3] [--batch 16,64,256]
+        [--hidden 64,64] [--channels 32,32] [--seconds 3] [--batch 16,64,256] [--endgame 10,12]
 
 GAME is any name of ``azcourse.registry`` (default: tictactoe hex5). The network is the checkpoint's
 (``--checkpoint``, for its own game) or an untrained one of the given shape (the figures of a
@@ -19,7 +19,8 @@ machine; ``taskset -c 1`` keeps JAX's threads on that one core. For each game it
   first call's compilation (or loading from numba's cache) left out;
 * for Othello, that self-play with the pattern tables for a network (``network = "ntuple"``: 6 phases,
   entries drawn from N(0, 0.05^2) with seed 0, evaluated inside the compiled search), with PUCT and with
-  the Gumbel root policy.
+  the Gumbel root policy; with ``--endgame K,...`` also with PUCT and the exact endgame from K empty squares
+  on (``endgame_empties``: the games end there, the searches solve what they add with that few).
 """
 import argparse
 import os
@@ -79,15 +80,18 @@ def self_play_rate(game, forward, simulations: int, seconds: float, cache: bool)
     return moves / elapsed, moves * simulations / elapsed
 
 
-def compiled_rate(game, forward_many, simulations: int, batch: int, root_policy: str = "puct") -> tuple[float, float]:
+def compiled_rate(game, forward_many, simulations: int, batch: int, root_policy: str = "puct",
+                  endgame_empties: int = 0) -> tuple[float, float]:
     """(moves, simulations) per CPU second of ``2 * batch`` self-play games on the compiled search
-    (``root_policy`` ``"puct"`` with root noise, or ``"gumbel"``)."""
+    (``root_policy`` ``"puct"`` with root noise, or ``"gumbel"``; the exact endgame from ``endgame_empties``)."""
     noise = 0.3 if root_policy == "puct" else 0.0
     settings = MCTSConfig(simulations=simulations, tree_policy="puct", dirichlet_alpha=noise, root_policy=root_policy)
-    compiled_search.play_games(game, forward_many, settings, 3, [np.random.default_rng(0)])  # compile
+    compiled_search.play_games(game, forward_many, settings, 3, [np.random.default_rng(0)],
+                               endgame_empties=endgame_empties)  # compile
     start = time.process_time()
     played = compiled_search.play_games(game, forward_many, settings, 3,
-                                        [np.random.default_rng(seed) for seed in range(2 * batch)], True, batch)
+                                        [np.random.default_rng(seed) for seed in range(2 * batch)], True, batch,
+                                        endgame_empties)
     elapsed = time.process_time() - start
     moves = sum(g.moves for g in played)
     return moves / elapsed, moves * simulations / elapsed
@@ -111,6 +115,8 @@ def main() -> None:
     parser.add_argument("--channels", default="", help="3x3 convolution channels of the untrained network")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per figure")
     parser.add_argument("--batch", default="64", help="games in lockstep on the compiled search (Othello, Hex)")
+    parser.add_argument("--endgame", default="", help="Othello: the pattern tables' PUCT self-play also with the "
+                                                      "exact endgame from these numbers of empty squares on")
     args = parser.parse_args()
     widths = lambda text: tuple(int(w) for w in text.split(",") if w)  # noqa: E731
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
@@ -148,6 +154,11 @@ def main() -> None:
                 for batch in widths(args.batch):
                     moves, sims = compiled_rate(game, tables, args.simulations, batch, root_policy)
                     label = f"ntuple, {root_policy}, {batch}"
+                    print(f"  self-play ({label:15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
+            for empties in widths(args.endgame):
+                for batch in widths(args.batch):
+                    moves, sims = compiled_rate(game, tables, args.simulations, batch, "puct", empties)
+                    label = f"ntuple, puct, {batch}, endgame {empties}"
                     print(f"  self-play ({label:15s}): {moves:8,.1f} moves/s   {sims:9,.0f} simulations/s")
 
 

@@ -16,12 +16,16 @@ from azcourse.alphazero import compiled_search
 from azcourse.alphazero.compiled_search import Lockstep, play_games, returns_of, rules_for
 from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
 from azcourse.alphazero.network import NetSpec, NumpyNet, Predictor
+from azcourse.alphazero.ntuple import kernels as ntuple_kernels
+from azcourse.alphazero.ntuple.patterns import NTupleSpec, init_params as ntuple_params
 from azcourse.alphazero.train import train
 from azcourse.alphazero.workers import SelfPlayWorker
 from azcourse.core.evaluators import NetworkEvaluator
 from azcourse.core.mcts import MCTS, MCTSConfig
 from azcourse.hex import compiled as hex_rules
 from azcourse.othello import compiled as othello_rules
+from azcourse.othello import endgame
+from azcourse.othello.game import Othello
 from azcourse.registry import make_game
 
 from compiled_twin import GUMBEL, SETTINGS, dyadic_net, dyadic_params, generic_games, same_games
@@ -201,3 +205,111 @@ def test_the_trainer_trains_on_the_compiled_path(tmp_path, monkeypatch):
         rows = list(csv.DictReader(f))
     assert [int(r["games"]) for r in rows] == [5, 10] and all(float(r["total_loss"]) > 0 for r in rows)
     assert 'search_path = "compiled"' in (tmp_path / "run" / "config.toml").read_text()
+
+
+# -- the exact endgame (endgame_empties) ---------------------------------------------------------------
+def random_tables(game, seed: int = 0) -> tuple:
+    """Pattern tables of ``game`` (Othello) with entries drawn from N(0, 0.05^2), a search with varied priors:
+    ``(tables, net)``, the tables for the compiled search and their ``NTupleNet``."""
+    spec = NTupleSpec.for_game(game)
+    params = ntuple_params(spec)
+    params["tables"]["kernel"][:] = np.random.default_rng(seed).normal(0.0, 0.05, params["tables"]["kernel"].shape)
+    return ntuple_kernels.tables_of(spec, params), ntuple_kernels.NTupleNet(spec, params)
+
+
+def perfect_returns(game, state) -> np.ndarray:
+    """The players' returns of an Othello position with perfect play (``game.returns`` when it is over)."""
+    if state.over:
+        return game.returns(state)
+    result = endgame.solve(game, state, exact=False).result
+    return np.array([result, -result] if state.player == 0 else [-result, result], dtype=float)
+
+
+def positions_with(game, empties: int, count: int, seed: int) -> list:
+    """``count`` positions of random games with exactly ``empties`` empty squares where the mover has a placing move."""
+    rng, found = np.random.default_rng(seed), []
+    while len(found) < count:
+        state = game.initial_state()
+        while not state.over and endgame.empty_squares(game, state) > empties:
+            state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+        if not state.over and endgame.empty_squares(game, state) == empties and state.moves:
+            found.append(state)
+    return found
+
+
+@pytest.mark.parametrize("root_policy", ["puct", "gumbel"])
+def test_the_endgame_settles_the_trees_nodes_and_the_search_keeps_the_result(root_policy):
+    """Searches from 9, 10 and 11 empty squares on 8x8 with the endgame from 8: every node with 8 or fewer is a
+    terminal with its perfect-play result (the mover's sign mapped to the winner), and nothing below it is
+    searched; with PUCT the move chosen at 9 empty squares keeps the root's result."""
+    game, k = Othello(8), 8
+    config = MCTSConfig(simulations=64, tree_policy="puct", dirichlet_alpha=0.0, root_policy=root_policy)
+    states = [s for empties in (k + 1, k + 2, k + 3) for s in positions_with(game, empties, 4, empties)]
+    lock = Lockstep(rules_for(game), config, len(states), random_tables(game)[0], endgame_empties=k)
+    for slot, state in enumerate(states):
+        lock.start(slot, state, np.random.default_rng(slot))
+    finished = lock.step()
+    assert finished.tolist() == list(range(len(states)))
+    trees, settled = lock.trees, set()
+    for node in range(trees.used[0]):
+        state = game._state(int(trees.first[node]), int(trees.second[node]), int(trees.player[node]))
+        if endgame.empty_squares(game, state) <= k or state.over:
+            assert trees.result[node] >= 0 and trees.edges[node] == 0
+            np.testing.assert_array_equal(returns_of(int(trees.result[node])), perfect_returns(game, state))
+            settled.add(int(trees.result[node]))
+        else:
+            assert trees.result[node] == -1
+    assert {0, 1} <= settled  # both winners met
+    found = lock.results(finished)
+    if root_policy == "puct":
+        for state, action in zip(states[:4], found.action.tolist()):
+            before = perfect_returns(game, state)[state.player]
+            assert perfect_returns(game, game.next_state(state, action))[state.player] == before
+
+
+@pytest.mark.parametrize("size, k, root_policy, reuse", [(6, 8, "puct", True), (8, 10, "puct", False),
+                                                         (8, 10, "gumbel", True)])
+def test_self_play_games_end_at_their_first_endgame_position_with_its_exact_result(size, k, root_policy, reuse,
+                                                                                   monkeypatch):
+    """Whole games, the tables inside the search and the network called from Python: each game's moves, replayed,
+    reach a first position with at most ``k`` empty squares (or an end before it), and the game's returns and
+    value targets are that position's perfect-play result; every earlier position had more empty squares."""
+    game = Othello(size)
+    tables, net = random_tables(game)
+    config = MCTSConfig(simulations=24, tree_policy="puct", dirichlet_alpha=0.0 if root_policy == "gumbel" else 0.3,
+                        root_policy=root_policy, max_considered_actions=8)
+    moves, playing = {}, {}
+    start, advance = Lockstep.start, Lockstep.advance
+
+    def recording_start(self, slot, state, rng):
+        playing[slot] = id(rng)
+        moves[id(rng)] = []
+        start(self, slot, state, rng)
+
+    def recording_advance(self, finished, actions, reuse_tree):
+        for slot, action in zip(finished.tolist(), actions.tolist()):
+            moves[playing[slot]].append(action)
+        return advance(self, finished, actions, reuse_tree)
+
+    monkeypatch.setattr(Lockstep, "start", recording_start)
+    monkeypatch.setattr(Lockstep, "advance", recording_advance)
+    for forward in (tables, net.forward):  # the tables inside the search; their forward pass, a batch a round
+        rngs = [np.random.default_rng(seed) for seed in range(5)]
+        played = play_games(game, forward, config, 4, rngs, reuse, batch=3, endgame_empties=k)
+        solved = 0
+        for rng, record in zip(rngs, played):
+            state = game.initial_state()
+            for action in moves[id(rng)]:
+                assert not state.over and endgame.empty_squares(game, state) > k
+                state = game.next_state(state, action)
+            assert state.over or endgame.empty_squares(game, state) <= k
+            solved += not state.over
+            expected = perfect_returns(game, state)
+            np.testing.assert_array_equal(record.returns, expected)
+            assert record.moves == len(moves[id(rng)])
+            movers, replay = [], game.initial_state()
+            for action in moves[id(rng)]:
+                movers.append(replay.player)
+                replay = game.next_state(replay, action)
+            np.testing.assert_array_equal(record.z, expected[movers].astype(np.float32))
+        assert solved >= 3  # most games end at the endgame, not at the board's end

@@ -153,6 +153,36 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     assert agent.game.legal_mask(state)[agent.choose(state)]
 
 
+def test_a_tiny_run_with_the_exact_endgame_ends_its_games_there_and_its_agents_play_it(tmp_path, monkeypatch):
+    """``endgame_empties = 8`` on 6x6 (32 empty squares at the start): every self-play game ends after at most 24
+    placing moves, most after exactly 24, with the solved result; the card's play entry names the endgame, and the
+    checkpoint's agent plays the solver's best move at 8 empty squares (and a given 0 turns it off)."""
+    from azcourse.othello import endgame
+
+    tiny = {"game": "othello6", "iterations": 1, "games_per_iteration": 6, "workers": 1, "selfplay_batch": 6,
+            "train_steps": 5, "batch_size": 32, "replay_positions": 3000, "search.simulations": 8,
+            "search.max_considered_actions": 4, "endgame_empties": 8}
+    played, compiled_play = [], compiled_search.play_games
+    monkeypatch.setattr(compiled_search, "play_games", lambda *args: played.extend(compiled_play(*args)) or played)
+    run = tmp_path / "run"
+    train(load_config(CONFIG, tiny), run, show_progress=False)
+    placed = [int((g.pi[:, 36] < 1).sum()) for g in played]  # the records that are not forced passes
+    assert len(played) == 6 and max(placed) == 24 and placed.count(24) >= 4, placed
+    assert 'endgame_empties = 8' in (run / "config.toml").read_text()
+    assert load_checkpoint(run).card["play"]["endgame_empties"] == 8
+    agent = load_agent(run, simulations=4, rng=0)
+    game, rng = agent.game, np.random.default_rng(1)
+    state = game.initial_state()
+    while endgame.empty_squares(game, state) > 8 or not state.moves:
+        state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+    assert agent.endgame.empties == 8
+    child = game.next_state(state, agent.choose(state))
+    black, white = game.scores(child)
+    after = -endgame.solve(game, child).margin if not child.over else (black - white) * (1 - 2 * state.player)
+    assert after == endgame.solve(game, state).margin
+    assert load_agent(run, simulations=4, rng=0, endgame_empties=0).endgame is None
+
+
 def test_what_the_pattern_tables_cannot_do_is_refused_by_name(tmp_path):
     with pytest.raises(ConfigError, match="Othello"):
         train(load_config(CONFIG, {"game": "hex5"}), tmp_path / "hex", show_progress=False)

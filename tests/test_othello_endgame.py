@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from azcourse.alphazero.agent import AlphaZeroAgent
 from azcourse.core.agents import RandomAgent
 from azcourse.core.arena import play_game, play_match
+from azcourse.core.mcts import MCTSConfig
 from azcourse.othello import endgame
 from azcourse.othello.agents import make_opponent
 from azcourse.othello.compiled import table
@@ -202,3 +204,76 @@ def test_the_benchmark_prints_a_card_table(capsys):
     assert all(row.split(" | ")[1] == "0 / 0 / 2" for row in rows), out
     with pytest.raises(SystemExit):
         module.main(["random", "--game", "othello6", "--games", "3"])
+
+
+def even(game):
+    """A network for ``AlphaZeroAgent`` that knows nothing: uniform logits, every position even."""
+    return lambda encoded: (np.zeros(game.action_space_size, np.float32), np.float32(0.0))
+
+
+def margin_after(game, state, action) -> int:
+    """The exact margin for ``state``'s mover once ``action`` is played (perfect play after it)."""
+    child = game.next_state(state, action)
+    if child.over:
+        black, white = game.scores(child)
+        return black - white if state.player == 0 else white - black
+    margin = endgame.solve(game, child).margin
+    return margin if child.player == state.player else -margin
+
+
+def test_the_agent_plays_the_exact_endgame_and_proves_its_moves_with_it():
+    """``AlphaZeroAgent`` with ``endgame_empties = 10`` on 8x8, a network that knows nothing: at 10 or fewer empty
+    squares its move has the solver's best margin, without a search; at 11, after one simulation, every move is
+    proven and it plays a winning one wherever there is one, which the agent without the endgame often misses."""
+    game = Othello(8)
+    search = MCTSConfig(simulations=1, tree_policy="puct")
+    for state in endgame_positions(game, 12, 10, seed=6):
+        agent = AlphaZeroAgent(game, even(game), search, 0, endgame_empties=10)
+        assert margin_after(game, state, agent.choose(state)) == endgame.solve(game, state).margin
+        assert agent.mcts.root is None  # no search
+    rng, won = np.random.default_rng(7), []
+    while len(won) < 8:  # won positions with 11 empty squares, the mover to place a disc
+        state = game.initial_state()
+        while not state.over and endgame.empty_squares(game, state) > 11:
+            state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+        if not state.over and state.moves and endgame.empty_squares(game, state) == 11 and \
+                endgame.solve(game, state, exact=False).result > 0:
+            won.append(state)
+    blind_losses = 0
+    for state in won:
+        agent = AlphaZeroAgent(game, even(game), search, 0, endgame_empties=10)
+        assert margin_after(game, state, agent.choose(state)) > 0
+        assert agent.mcts.root is not None  # it searched (11 empty squares), then proved
+        blind = AlphaZeroAgent(game, even(game), search, 0)
+        blind_losses += margin_after(game, state, blind.choose(state)) <= 0
+    assert blind_losses > 0
+
+
+def test_the_exact_endgame_is_refused_where_it_cannot_play():
+    """The solver is Othello's: a Hex agent, a Hex run, a run on the generic search, a number of empty squares out
+    of range, and the compiled search for Hex are refused by name (nothing compiles)."""
+    from azcourse.alphazero.compiled_search import Lockstep, play_games, refuse_unsupported, rules_for
+    from azcourse.alphazero.config import AlphaZeroConfig, ConfigError
+
+    hex5 = make_game("hex5")
+    with pytest.raises(ValueError, match="no exact endgame for hex5"):
+        AlphaZeroAgent(hex5, even(hex5), MCTSConfig(simulations=1, tree_policy="puct"), 0, endgame_empties=6)
+    with pytest.raises(ValueError, match="1 to 22 empty squares"):
+        endgame.Endgame(Othello(8), 23)
+    config = MCTSConfig(simulations=4, tree_policy="puct")
+    with pytest.raises(ConfigError, match="endgame_empties = 6: the compiled search's exact endgame is Othello's"):
+        Lockstep(rules_for(hex5), config, 2, endgame_empties=6)
+    with pytest.raises(ConfigError, match="endgame_empties = 6"):
+        play_games(hex5, even(hex5), config, 0, [np.random.default_rng(0)], endgame_empties=6)
+    with pytest.raises(ConfigError, match="endgame_empties = 6"):
+        refuse_unsupported(config, hex5, 6)
+    with pytest.raises(ConfigError, match="from 0 \\(no endgame\\) to 22"):
+        Lockstep(rules_for(Othello(8)), config, 2, endgame_empties=23)
+    refuse_unsupported(config, Othello(6), 6)
+    with pytest.raises(ConfigError, match="endgame_empties needs an Othello game"):
+        AlphaZeroConfig(game="hex5", search_path="compiled", endgame_empties=6)
+    with pytest.raises(ConfigError, match="endgame_empties needs search_path 'compiled'"):
+        AlphaZeroConfig(game="othello8", endgame_empties=6)
+    with pytest.raises(ConfigError, match="between 0 \\(no exact endgame\\) and 14"):
+        AlphaZeroConfig(game="othello8", search_path="compiled", endgame_empties=15)
+    assert AlphaZeroConfig(game="othello8", search_path="compiled", endgame_empties=14).endgame_empties == 14

@@ -117,3 +117,38 @@ def test_the_agent_plays_a_win_in_one_that_its_search_missed_and_only_with_proof
         assert blind.choose(state) == 8
         agent = AlphaZeroAgent(game, FavouriteMove(8), search, 0)
         assert agent.choose(state) == 2
+
+
+def perfect_exact(empty_at_most):
+    """A solver for ``prove``'s ``exact``: tic-tac-toe's perfect play at positions with at most ``empty_at_most``
+    empty squares (the returns, and the empty squares as the plies' bound), None elsewhere."""
+    def exact(state):
+        empty = int(np.count_nonzero(np.frombuffer(state.cells, np.uint8) == 0))
+        if empty > empty_at_most:
+            return None
+        value = perfect_value(state)
+        return (np.array([value, -value] if state.player == 0 else [-value, value], float), empty)
+    return exact
+
+
+def test_a_solver_proves_what_it_decides_and_play_proven_plays_its_best_with_one_simulation():
+    """With a solver for the positions of at most 6 empty squares, every child of a root with 7 is proven after a
+    single simulation, with the perfect result, and the move played keeps the root's perfect result; the solver
+    is called only where the tree reaches it, and without it the tiny tree proves nothing."""
+    game = TicTacToe()
+    for i, state in enumerate(random_positions(12, 7, seed=4)):
+        root = searched(state, 1, seed=i)
+        assert all(p is None for p in root_proofs(game, root))
+        calls = []
+        exact = perfect_exact(6)
+        proofs = root_proofs(game, root, lambda s: calls.append(s) or exact(s))
+        values = solver().action_values(mover_board(state))
+        assert [p.returns[root.player] for p in proofs] == [values[a] for a in root.actions]
+        assert len(calls) == len(root.actions) and all(p.plies == 6 for p in proofs)
+        chosen = play_proven(game, root, root.actions[0], exact)
+        assert values[chosen] == perfect_value(state)
+        tried = [(a, child) for a, child in zip(root.actions, root.children) if child is not None]
+        assert tried and all(prove(child, exact).returns[root.player] == values[a] for a, child in tried)
+        proof = prove(root, exact)  # proven by the tree alone only through a win among the tried moves
+        assert proof is None or proof.returns[root.player] == perfect_value(state) == 1
+        assert prove(root, perfect_exact(7)).plies == 7  # the root itself decided by the solver

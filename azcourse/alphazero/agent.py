@@ -13,7 +13,11 @@ plays the Gumbel search's choice: with Gumbel noise for its first ``sample_moves
 samples the move), without noise (``gumbel_scale = 0``) afterwards. Then it corrects its move with
 what the search tree proves (``azcourse.core.proofs.play_proven``: a proven win at once, no proven
 loss while another move is open, the longest loss when all are lost); ``proofs = False`` plays the
-search's move as it is. One agent plays one game, as ``play_match`` makes them.
+search's move as it is. With ``endgame_empties = K > 0`` (Othello; a card's ``play`` entry names it when
+its run played the exact endgame) it plays the exact endgame's move (the largest final margin with perfect
+play, ``azcourse.othello.endgame``) at every position with at most K empty squares, without searching, and
+its proofs take the solver's win/draw/loss for every node with that few (so from K + 1 empty squares on,
+every move is proven and the best one played). One agent plays one game, as ``play_match`` makes them.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from azcourse.core.agents import MCTSAgent, PolicyUnavailable
 from azcourse.core.evaluators import GuidedEvaluator, NetworkEvaluator
 from azcourse.core.mcts import MCTSConfig, visit_distribution
 from azcourse.core.proofs import play_proven
-from azcourse.registry import own_play_evaluator
+from azcourse.registry import make_endgame, own_play_evaluator
 
 from . import searches
 from .checkpoints import load_checkpoint
@@ -46,18 +50,30 @@ class AlphaZeroAgent(MCTSAgent):
         proofs: play what the search tree proves (``azcourse.core.proofs``) over the search's choice.
         mixes: the guide's weights ``(prior_mix, value_mix)`` in the leaves (``play_evaluator``), ``(0, 0)``:
             the network alone.
+        endgame_empties: 0, or the exact endgame plays (and proves) from this many empty squares on (a game
+            with a solver: ``azcourse.registry.ENDGAMES``, Othello).
+    Raises:
+        ValueError: ``endgame_empties`` for a game without a solver, or out of its range.
     """
 
     def __init__(self, game, forward, search: MCTSConfig, rng=None, sample_moves: int = 0, name: str = "alphazero",
-                 proofs: bool = True, mixes: tuple[float, float] = (0.0, 0.0)):
+                 proofs: bool = True, mixes: tuple[float, float] = (0.0, 0.0), endgame_empties: int = 0):
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         super().__init__(game, play_evaluator(game, forward, mixes), search, rng, name=name)
         self.game, self.rng, self.sample_moves, self.chosen, self.proofs = game, rng, sample_moves, 0, proofs
         self.greedy = dataclasses.replace(search, gumbel_scale=0.0)  # a Gumbel search's moves after the sampled ones
+        self.endgame = make_endgame(game, endgame_empties) if endgame_empties else None
 
     def choose(self, state) -> int:
+        if self.endgame is not None:
+            move = self.endgame.move(state)
+            if move is not None:  # the exact endgame's move, no search (and no tree kept)
+                self.mcts.reset()
+                return move
         action = self._searched(state)
-        return play_proven(self.game, self.mcts.root, action) if self.proofs else action
+        if not self.proofs:
+            return action
+        return play_proven(self.game, self.mcts.root, action, self.endgame.proof if self.endgame else None)
 
     def _searched(self, state) -> int:
         """The search's move: the Gumbel choice, or drawn from the visits / the most visited (PUCT)."""
@@ -83,22 +99,27 @@ def play_evaluator(game, forward, mixes: tuple[float, float] = (0.0, 0.0)):
 
 
 def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_moves: int = 0,
-               name: str | None = None, proofs: bool = True, time_limit: float | None = None) -> AlphaZeroAgent:
+               name: str | None = None, proofs: bool = True, time_limit: float | None = None,
+               endgame_empties: int | None = None) -> AlphaZeroAgent:
     """An ``AlphaZeroAgent`` from a checkpoint (a folder, a run folder or a name under ``ckpts/``,
-    see ``checkpoints.checkpoint_dir``), playing the search of its card's ``play`` entry (its mixes
-    included), with ``simulations`` and ``time_limit`` when given (``proofs``: see ``AlphaZeroAgent``).
+    see ``checkpoints.checkpoint_dir``), playing the search of its card's ``play`` entry (its mixes and
+    exact endgame included), with ``simulations``, ``time_limit`` and ``endgame_empties`` when given
+    (``proofs``, ``endgame_empties``: see ``AlphaZeroAgent``).
     ``functools.partial(load_agent, path, simulations=...)`` is a ``make(rng)`` for
     ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
     checkpoint = load_checkpoint(name_or_path)
+    options = {} if endgame_empties is None else {"endgame_empties": endgame_empties}
     return agent_of(checkpoint, rng, simulations, time_limit, sample_moves=sample_moves,
-                    name=name or f"alphazero {checkpoint.path.name}", proofs=proofs)
+                    name=name or f"alphazero {checkpoint.path.name}", proofs=proofs, **options)
 
 
 def agent_of(checkpoint, rng, simulations: int | None = None, time_limit: float | None = None,
              **options) -> AlphaZeroAgent:
     """An ``AlphaZeroAgent`` of a loaded checkpoint playing its card's ``play`` entry (its search, with
-    ``simulations`` and ``time_limit`` when given, and its mixes); ``options``: ``AlphaZeroAgent``'s others."""
+    ``simulations`` and ``time_limit`` when given, its mixes and its exact endgame); ``options``:
+    ``AlphaZeroAgent``'s others (an ``endgame_empties`` there wins over the card's)."""
     play = checkpoint.card["play"]
+    options.setdefault("endgame_empties", searches.endgame_empties(play))
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, searches.from_card(play, simulations, time_limit), rng,
                           mixes=searches.mixes(play), **options)
 

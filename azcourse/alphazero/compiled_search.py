@@ -35,6 +35,14 @@ Pattern tables in the search (Othello)
     and its children's priors (the softmax of the tables' logits over the legal actions, as
     ``Predictor`` and ``MCTS`` make them, to the last bits) when a simulation first leaves it
     (``_simulate`` with ``tables``): the same search, and most leaves, never left, cost their value alone.
+The exact endgame (Othello, ``endgame_empties``)
+    With ``endgame_empties = K > 0`` every position the search adds to a tree, and every position a game
+    reaches without the kept subtree, with at most ``K`` empty squares is solved win/draw/loss
+    (``azcourse.othello.endgame``, the window (-1, 1), in compiled code: ``_settled``) and gets its exact
+    result: its node is a terminal of the tree, valued as a finished game, and a self-play game ends at its
+    first such position with that result (the records stop there; the value targets of its positions are the
+    exact result). Off (0), the search is the generic one as above; on, it is no longer (the generic search has
+    no solver).
 The trees (``Trees``)
     All the games' trees share one pool of nodes and one of edges; a node's edges (its legal
     actions, increasing) are contiguous. A child is always added after its parent, so a node's index
@@ -63,6 +71,7 @@ from azcourse.core.mcts import MCTSConfig, visit_distribution
 from azcourse.hex import compiled as hex_rules
 from azcourse.hex.game import Hex
 from azcourse.othello import compiled as othello_rules
+from azcourse.othello import endgame as othello_endgame
 from azcourse.othello.game import Othello
 
 from .config import ConfigError
@@ -98,9 +107,10 @@ class Rules(NamedTuple):
     words: Callable
 
 
-def refuse_unsupported(config: MCTSConfig, game=None) -> None:
+def refuse_unsupported(config: MCTSConfig, game=None, endgame_empties: int = 0) -> None:
     """Refuse, by name, every search setting this twin does not implement (call it wherever the compiled
-    path is chosen); ``game``, when given, must be one whose rules are compiled (``rules_for``).
+    path is chosen); ``game``, when given, must be one whose rules are compiled (``rules_for``), and one with
+    an exact endgame if ``endgame_empties`` asks for one (``refuse_endgame``).
 
     Implemented: PUCT or Gumbel at the root, ``simulations``, ``c_init``, ``c_base`` (``math.inf``: the
     constant ``c_init``), ``unvisited_value``, Dirichlet noise, the Gumbel settings. Not: ``tree_policy =
@@ -117,7 +127,22 @@ def refuse_unsupported(config: MCTSConfig, game=None) -> None:
             raise ConfigError(f"the compiled search does not implement {name} = {what}: "
                               f"use search_path = \"generic\"")
     if game is not None:
-        rules_for(game)
+        refuse_endgame(rules_for(game), endgame_empties)
+
+
+def refuse_endgame(rules: Rules, endgame_empties: int) -> None:
+    """Refuse an exact endgame the compiled search cannot play: one for Hex (the solver is Othello's), or one
+    outside 0 to ``othello.endgame.MAX_EMPTIES`` empty squares.
+
+    Raises:
+        ConfigError: by name, ``endgame_empties``.
+    """
+    if not 0 <= int(endgame_empties) <= othello_endgame.MAX_EMPTIES:
+        raise ConfigError(f"endgame_empties is a number of empty squares from 0 (no endgame) to "
+                          f"{othello_endgame.MAX_EMPTIES} (the solver's limit), got {endgame_empties}")
+    if endgame_empties and rules.kind != OTHELLO:
+        raise ConfigError(f"endgame_empties = {endgame_empties}: the compiled search's exact endgame is Othello's "
+                          "(azcourse.othello.endgame); set endgame_empties = 0 for Hex")
 
 
 def rules_for(game) -> Rules:
@@ -212,7 +237,8 @@ class Slots(NamedTuple):
 
 class Settings(NamedTuple):
     """What the compiled code reads of ``MCTSConfig`` (``root_policy`` as ``PUCT`` or ``GUMBEL``), the
-    action space ``actions`` and whether Python's float sums are compensated (``COMPENSATED_SUM``)."""
+    action space ``actions`` and whether Python's float sums are compensated (``COMPENSATED_SUM``). (The exact
+    endgame is not a setting but an argument, ``endgame``, None when off, so that numba prunes it: see ``_settled``.)"""
 
     simulations: int
     c_base: float
@@ -250,6 +276,29 @@ def _encode(kind, size, trees, node, out):
 
 
 # -- nodes and edges -----------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _settled(endgame, kind, size, table, first, second, player, result):
+    """The result code of a position the search adds (a tree's node, a game's next position) with the exact
+    endgame from ``endgame`` (int64) empty squares on: the rules' ``result``, but an undecided Othello position
+    with at most ``endgame`` empty squares is solved win/draw/loss (``othello.endgame.solve_words``, the window
+    (-1, 1), for ``player`` to move) and gets its exact result: the winner (0 or 1) or ``DRAW``. Its node is then
+    a terminal of the tree.
+
+    Its callers take ``endgame=None`` when it is off and call it only when ``endgame is not None``: numba
+    prunes that branch from their None-typed compilations, so that off, the search is compiled exactly as
+    without it (the solver is not even in its code)."""
+    if result >= 0 or kind != OTHELLO:
+        return result
+    empty = np.int64(othello_rules.popcount(~(first | second) & table[othello_rules.FULL]))
+    if empty > endgame:
+        return result
+    nodes = np.zeros(1, dtype=np.int64)
+    value, _ = othello_endgame.solve_words(size, table, first, second, player, np.int64(-1), np.int64(1), nodes)
+    if value == 0:
+        return np.int64(DRAW)
+    return player if value > 0 else 1 - player  # value: the mover's margin's sign
+
+
 @numba.njit(cache=True)
 def _new_node(trees, first, second, moves, player, result):
     """Add a node for the position; its index."""
@@ -482,14 +531,15 @@ def _backup(trees, slots, slot, value0, value1):
 
 
 @numba.njit(cache=True)
-def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scratch=None, logits=None):
+def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scratch=None, logits=None, endgame=None):
     """One simulation of ``slot``'s search, down from its root: the new leaf that awaits the network,
     or -1 when the simulation ended at a terminal node (then it is backed up here).
 
     With the pattern ``tables`` (Othello; ``scratch`` and ``logits`` their work arrays) a node gets its
     value when it is added and its edges (the children's priors) when a simulation first leaves it, so a
     leaf no simulation passes again costs its value alone; the search is the same as with both at once,
-    and the new leaf comes back valued, to be backed up. Without them numba prunes those branches."""
+    and the new leaf comes back valued, to be backed up. Without them numba prunes those branches, and
+    likewise the exact endgame's without ``endgame`` (``_settled``)."""
     node, depth = slots.root[slot], 0
     while trees.result[node] < 0:
         if tables is not None and trees.edges[node] < 0:
@@ -501,6 +551,8 @@ def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scra
         if child < 0:
             first, second, moves, player, result = _play(kind, size, table, trees.first[node], trees.second[node],
                                                          trees.player[node], trees.action[e])
+            if endgame is not None:
+                result = _settled(endgame, kind, size, table, first, second, player, result)
             child = trees.child[e] = _new_node(trees, first, second, moves, player, result)
             if result < 0:
                 slots.depth[slot], slots.leaf[slot] = depth, child
@@ -516,9 +568,10 @@ def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scra
 
 
 @numba.njit(cache=True)
-def _descend(trees, slots, settings, kind, size, table, x):
+def _descend(trees, slots, settings, kind, size, table, x, endgame=None):
     """One round's walk down every searching slot's tree: the encodings of the nodes that await the
-    network go to ``x`` (float32 ``(B, encoding)``), their slots to ``slots.batch``; their number."""
+    network go to ``x`` (float32 ``(B, encoding)``), their slots to ``slots.batch``; their number
+    (``endgame``: ``_settled``)."""
     m = 0
     for slot in range(len(slots.root)):
         if slots.phase[slot] == EVALUATE:
@@ -528,7 +581,7 @@ def _descend(trees, slots, settings, kind, size, table, x):
                 _mix_noise(trees, slots, settings, slot)
             node = -1
             while node < 0 and slots.done[slot] < settings.simulations:
-                node = _simulate(trees, slots, settings, kind, size, table, slot)
+                node = _simulate(trees, slots, settings, kind, size, table, slot, endgame=endgame)
             if node < 0:
                 slots.phase[slot] = CHOOSE
                 continue
@@ -602,9 +655,10 @@ def _node_priors(trees, node, size, table, tables, scratch, logits):
 
 
 @numba.njit(cache=True)
-def _search_all(trees, slots, settings, size, table, tables, scratch, logits):
+def _search_all(trees, slots, settings, size, table, tables, scratch, logits, endgame=None):
     """One round with the pattern tables: every slot that awaits its root's evaluation or searches runs its
-    whole search (``_descend`` and ``_expand``'s steps, each leaf evaluated at once) and awaits its move."""
+    whole search (``_descend`` and ``_expand``'s steps, each leaf evaluated at once) and awaits its move
+    (``endgame``: ``_settled``)."""
     for slot in range(len(slots.root)):
         if slots.phase[slot] == EVALUATE:
             root = slots.root[slot]
@@ -616,7 +670,7 @@ def _search_all(trees, slots, settings, size, table, tables, scratch, logits):
         if slots.noisy[slot]:
             _mix_noise(trees, slots, settings, slot)
         while slots.done[slot] < settings.simulations:
-            leaf = _simulate(trees, slots, settings, OTHELLO, size, table, slot, tables, scratch, logits)
+            leaf = _simulate(trees, slots, settings, OTHELLO, size, table, slot, tables, scratch, logits, endgame)
             if leaf >= 0:
                 value0 = trees.value[leaf] if trees.player[leaf] == 0 else -trees.value[leaf]
                 _backup(trees, slots, slot, value0, -value0)
@@ -666,11 +720,12 @@ def _collect(trees, slots, settings, kind, size, finished, visits, policy, actio
 
 
 @numba.njit(cache=True)
-def _advance(trees, slots, kind, size, table, finished, actions, reuse, results, legal, scratch):
+def _advance(trees, slots, kind, size, table, finished, actions, reuse, results, legal, scratch, endgame=None):
     """Play ``actions[j]`` in slot ``finished[j]``. The slot keeps the child's subtree with ``reuse``
     (``MCTS.advance``), else starts a new tree there; a game that ends leaves the slot idle. Writes the
-    new position's result code (-1: the game goes on) to ``results`` and its legal actions' number to
-    ``legal``."""
+    new position's result code (-1: the game goes on; with ``endgame`` a position it solves ends the game
+    with its exact result, ``_settled``, as its node in the tree did) to ``results`` and its legal
+    actions' number to ``legal``."""
     for j in range(len(finished)):
         slot, root = finished[j], slots.root[finished[j]]
         child = -1
@@ -684,6 +739,8 @@ def _advance(trees, slots, kind, size, table, finished, actions, reuse, results,
         else:
             first, second, moves, player, result = _play(kind, size, table, trees.first[root], trees.second[root],
                                                          trees.player[root], actions[j])
+            if endgame is not None:
+                result = _settled(endgame, kind, size, table, first, second, player, result)
             results[j] = result
             if result < 0:
                 legal[j] = _set_root(trees, slots, kind, size, slot, first, second, moves, player, result, scratch)
@@ -768,20 +825,25 @@ class Lockstep:
         slots: searches at once, the rows of a network batch.
         tables: None (``step`` calls a ``forward_many``), or an ``ntuple.kernels.Tables`` of the game's
             board: ``step`` evaluates every leaf with it in compiled code (Othello only).
+        endgame_empties: 0, or (Othello) every position the search adds or a game reaches with at most this
+            many empty squares is solved and is a terminal with its exact result (see the module docstring).
     Raises:
-        ConfigError: pattern tables for another game or board size.
+        ConfigError: pattern tables for another game or board size; an endgame for Hex or out of range.
     """
 
-    def __init__(self, rules: Rules, config: MCTSConfig, slots: int, tables: ntuple_kernels.Tables | None = None):
+    def __init__(self, rules: Rules, config: MCTSConfig, slots: int, tables: ntuple_kernels.Tables | None = None,
+                 endgame_empties: int = 0):
         refuse_unsupported(config)
         if tables is not None and (rules.kind != OTHELLO or tables.layout.size != rules.size):
             raise ConfigError(f"pattern tables of a {tables.layout.size} x {tables.layout.size} Othello board "
                               "cannot evaluate this game: network = \"ntuple\" is for Othello")
+        refuse_endgame(rules, endgame_empties)
         self.tables = tables
         self.rules, self.config, self.gumbel = rules, config, config.root_policy == "gumbel"
         self.settings = Settings(config.simulations, config.c_base, config.c_init, config.unvisited_value,
                                  config.dirichlet_fraction, GUMBEL if self.gumbel else PUCT, config.c_visit,
                                  config.c_scale, rules.actions, COMPENSATED_SUM)
+        self.endgame = np.int64(endgame_empties) if endgame_empties else None  # _settled's argument
         self.reserve = (slots * (config.simulations + 2), slots * rules.actions)  # a round's most new nodes, edges
         if tables is not None:  # a round is every slot's whole search
             self.reserve = (self.reserve[0], slots * (config.simulations + 1) * rules.actions)
@@ -825,9 +887,10 @@ class Lockstep:
         self._make_room()
         r, trees, slots = self.rules, self.trees, self.slots
         if self.tables is not None:
-            _search_all(trees, slots, self.settings, r.size, r.table, self.tables, self.scratch, self.logits)
+            _search_all(trees, slots, self.settings, r.size, r.table, self.tables, self.scratch, self.logits,
+                        self.endgame)
             return np.flatnonzero(slots.phase == CHOOSE)
-        m = _descend(trees, slots, self.settings, r.kind, r.size, r.table, self.x)
+        m = _descend(trees, slots, self.settings, r.kind, r.size, r.table, self.x, self.endgame)
         if m:
             logits, values = forward_many(self.x[:m].reshape(m, *r.shape))
             logits = np.asarray(logits)
@@ -855,7 +918,7 @@ class Lockstep:
         r = self.rules
         results, legal = np.full(len(finished), -1), np.zeros(len(finished), np.int64)
         _advance(self.trees, self.slots, r.kind, r.size, r.table, finished, actions, reuse and not self.gumbel,
-                 results, legal, self.scratch)
+                 results, legal, self.scratch, self.endgame)
         if self.tables is not None:
             _ready_roots(self.trees, self.slots, r.size, r.table, self.tables, finished, results, legal, self.scratch,
                          self.logits)
@@ -884,7 +947,7 @@ def returns_of(result: int) -> np.ndarray:
 
 
 def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_moves: int, rngs: list,
-               reuse_tree: bool = True, batch: int = 64) -> list[SelfPlayGame]:
+               reuse_tree: bool = True, batch: int = 64, endgame_empties: int = 0) -> list[SelfPlayGame]:
     """``len(rngs)`` self-play games of Othello or Hex, game ``i`` drawing from ``rngs[i]``, at most
     ``batch`` at once: the games ``selfplay.play_games`` plays with ``MCTS(game, evaluator, config, rng)``
     and a network evaluator of ``forward_many`` (see the module docstring).
@@ -898,16 +961,20 @@ def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_mov
         forward_many: float32 ``(m, *encoding_shape)`` -> (logits ``(m, A)``, values ``(m,)``), e.g.
             ``NumpyNet.forward`` or ``Predictor.forward_many``; or an ``ntuple.kernels.Tables`` (Othello), whose
             evaluations stay in compiled code (``Lockstep``'s ``tables``).
+        endgame_empties: 0, or (Othello) a game ends at its first position with at most this many empty squares,
+            with that position's exact result (win/draw/loss with perfect play) as the game's; its records stop
+            there, and the searches before it see such positions as terminals (see the module docstring).
 
     Returns:
         One ``SelfPlayGame`` per generator, in order.
 
     Raises:
-        ConfigError: the game is neither Othello nor Hex (or pattern tables for another game).
+        ConfigError: the game is neither Othello nor Hex (or pattern tables for another game, or an endgame for
+            Hex).
     """
     rules = rules_for(game)
     tables = forward_many if isinstance(forward_many, ntuple_kernels.Tables) else None
-    lock = Lockstep(rules, config, min(batch, len(rngs)), tables)
+    lock = Lockstep(rules, config, min(batch, len(rngs)), tables, endgame_empties)
     records = [([], [], []) for _ in rngs]  # xs, pis, movers of each game
     played: list = [None] * len(rngs)
     playing = np.full(len(lock.slots.root), -1)  # the game in each slot

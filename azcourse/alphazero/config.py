@@ -15,10 +15,12 @@ from typing import Any, Mapping
 from azcourse.core.mcts import MCTSConfig
 from azcourse.run_config import ConfigError, coerce_field, coerce_value, field_kinds, load_dataclass, toml_text
 from azcourse.run_config import parse_override  # noqa: F401  (``--set``, for the command line)
+from azcourse.registry import family_of
 
 OPTIMIZERS = ("adam", "sgd")
 INFERENCE = ("numpy", "jax")
 SEARCH_PATHS = ("generic", "compiled")
+ENDGAME_LIMIT = 14  # endgame_empties at most: a solve at 14 empty squares takes milliseconds, and a game makes hundreds
 NETWORKS = ("mlp", "ntuple")
 # The trainer's self-play search where it differs from ``MCTSConfig``'s defaults, which hold every other knob's
 SELF_PLAY_DEFAULTS = {"simulations": 50, "tree_policy": "puct", "dirichlet_alpha": 0.3}
@@ -142,6 +144,12 @@ class AlphaZeroConfig:
         search_path: the self-play search: ``"generic"`` (``azcourse.core.mcts``, every game) or
             ``"compiled"`` (``compiled_search``: numba, Othello and Hex only; the same games, faster;
             each game on its own generator seeded from the run's, as with ``selfplay_batch > 1``).
+        endgame_empties: 0, or Othello's exact endgame from this many empty squares on (1 to ``ENDGAME_LIMIT``;
+            needs ``search_path = "compiled"``): a self-play game ends at its first position with that few empty
+            squares, with that position's result with perfect play (its records stop there, so its value
+            targets are exact), and the searches see such positions as terminals with their exact results
+            (``compiled_search``). The card's ``play`` entry records it, so the checkpoint's agents play the
+            solver's move there and prove their moves with it (``agent.AlphaZeroAgent``).
         workers: self-play processes (0: one per core; with ``--ray``, Ray actors, 0: one per CPU of
             the cluster). With ``selfplay_batch = 1`` and ``workers = 1`` the run draws everything from
             its one generator, as before batching; otherwise each game has its own generator, seeded
@@ -200,6 +208,7 @@ class AlphaZeroConfig:
     inference: str = "numpy"
     selfplay_batch: int = 1
     search_path: str = "generic"
+    endgame_empties: int = 0
     workers: int = 1
     gate_games: int = 0
     gate_threshold: float = 0.55
@@ -270,6 +279,12 @@ class AlphaZeroConfig:
             (self.search_path in SEARCH_PATHS, f"search_path must be one of {', '.join(SEARCH_PATHS)}"),
             (self.search_path == "generic" or self.cheap_fraction == 0,
              "cheap_fraction > 0 needs search_path 'generic' (the compiled search plays no cheap moves)"),
+            (0 <= self.endgame_empties <= ENDGAME_LIMIT,
+             f"endgame_empties must lie between 0 (no exact endgame) and {ENDGAME_LIMIT} empty squares"),
+            (self.endgame_empties == 0 or self.search_path == "compiled",
+             "endgame_empties needs search_path 'compiled' (the exact endgame is in the compiled search)"),
+            (self.endgame_empties == 0 or family_of(self.game) == "othello",
+             f"endgame_empties needs an Othello game (the exact endgame is Othello's), not {self.game!r}"),
             (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),

@@ -16,7 +16,8 @@ that runs it (never swapped onto a live one):
 
 A card's ``play`` entry may also name the guide's weights in the leaf evaluation (``prior_mix``,
 ``value_mix``: ``azcourse.core.evaluators.GuidedEvaluator``'s convention), which the agents read
-(``agent.load_agent``).
+(``agent.load_agent``), and the run's exact endgame (``endgame_empties``, when above 0: the agents play the
+solver's move from that many empty squares on and prove their moves with it).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from azcourse.core.mcts import MCTSConfig
 
 SEARCH_KEYS = tuple(f.name for f in dataclasses.fields(MCTSConfig))
 MIX_KEYS = ("prior_mix", "value_mix")  # a card's play entry: the guide's weights in the leaves' prior and value
+ENDGAME_KEY = "endgame_empties"  # a card's play entry: the exact endgame's empty squares (absent: none)
 
 
 def full(config, iteration: int | None = None) -> MCTSConfig:
@@ -52,9 +54,13 @@ def gate(config) -> MCTSConfig:
 
 
 def card_play(config) -> dict:
-    """A checkpoint card's ``play`` entry: the full search without root noise, its set values."""
+    """A checkpoint card's ``play`` entry: the full search without root noise, its set values; and the run's
+    ``endgame_empties`` when above 0."""
     played = dataclasses.asdict(dataclasses.replace(config.search, dirichlet_alpha=0.0))
-    return {key: value for key, value in played.items() if value is not None}
+    entry = {key: value for key, value in played.items() if value is not None}
+    if getattr(config, ENDGAME_KEY, 0):
+        entry[ENDGAME_KEY] = int(getattr(config, ENDGAME_KEY))
+    return entry
 
 
 def from_card(play: Mapping, simulations: int | None = None, time_limit: float | None = None) -> MCTSConfig:
@@ -66,6 +72,11 @@ def from_card(play: Mapping, simulations: int | None = None, time_limit: float |
     if time_limit is not None:
         values["time_limit"] = time_limit
     return MCTSConfig(**values)
+
+
+def endgame_empties(play: Mapping) -> int:
+    """The exact endgame's empty squares a card's ``play`` entry names (0: none)."""
+    return int(play.get(ENDGAME_KEY, 0))
 
 
 def mixes(play: Mapping) -> tuple[float, float]:

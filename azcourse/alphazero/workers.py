@@ -121,7 +121,8 @@ class SelfPlayWorker:
         if self.config.search_path == "compiled":
             from .compiled_search import refuse_unsupported
 
-            refuse_unsupported(self.config.search, self.game)  # a ConfigError for what it cannot do
+            # a ConfigError for what it cannot do
+            refuse_unsupported(self.config.search, self.game, self.config.endgame_empties)
 
     def play(self, params, seeds, iteration: int = 1) -> list[SelfPlayGame]:
         """One game per seed with the network ``params``, ``selfplay_batch`` at a time, in seed order, as the
@@ -139,7 +140,7 @@ class SelfPlayWorker:
             else:
                 leaves = predictor_for(c, game, self.spec, params).forward_many
             return compiled_search.play_games(game, leaves, settings, c.temperature_moves, rngs, c.reuse_tree,
-                                              c.selfplay_batch)
+                                              c.selfplay_batch, c.endgame_empties)
         evaluator = leaf_evaluator(c, predictor_for(c, game, self.spec, params), iteration)
         played = []
         for start in range(0, len(seeds), c.selfplay_batch):

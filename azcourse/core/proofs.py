@@ -14,14 +14,24 @@ proves, and the evaluation agents (``azcourse.alphazero.agent``) call it after e
 proven win is played at once; a move proven to lose is never played while another move is not
 proven lost; and when every move is proven, the best of them. Actions the search never tried are
 stepped once from the root (``root_proofs``), so a win or an end in one move is always seen.
+
+An exact solver
+    ``prove``, ``root_proofs`` and ``play_proven`` take an optional solver of the game, ``exact(state) ->
+    (returns, plies) | None``: the players' returns of ``state`` with perfect play and the plies of that line
+    (or a bound or an estimate of them: Othello's gives its empty squares), or None where it cannot
+    tell. A decision node the solver decides is proven with that result, its subtree unread, and so is an
+    untried root action's child; so below a root whose every child the solver decides, every move is
+    proven and ``play_proven`` plays the best of them whatever the search found. This module knows no
+    game: the caller passes the solver (``azcourse.alphazero.agent``, Othello's exact endgame).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from .mcts import CHANCE, TERMINAL, Node
 
 WIN, LOSS = 1.0, -1.0  # the protocol's returns of a won and a lost game
+Solver = Callable  # exact(state) -> (returns, plies) | None (see the module docstring)
 
 
 class Proof(NamedTuple):
@@ -51,36 +61,54 @@ def best_of(proofs: list, player: int) -> int | None:
     return max(range(len(proofs)), key=lambda i: _preference(proofs[i], player))
 
 
-def prove(node: Node | None) -> Proof | None:
-    """The proof of ``node`` from its subtree (None: not proven, or not in the tree)."""
+def solved(exact: Solver | None, state) -> Proof | None:
+    """The solver's proof of ``state`` (None: no solver, or it cannot tell)."""
+    found = None if exact is None else exact(state)
+    if found is None:
+        return None
+    returns, plies = found
+    return Proof(tuple(float(r) for r in returns), int(plies))
+
+
+def prove(node: Node | None, exact: Solver | None = None) -> Proof | None:
+    """The proof of ``node`` from its subtree, or from ``exact`` where the solver decides a decision node
+    (None: not proven, or not in the tree)."""
     if node is None or node.kind == CHANCE:
         return None
     if node.kind == TERMINAL:
         return Proof(tuple(node.returns.tolist()), 0)
-    proofs = [prove(child) for child in node.children]
+    proof = solved(exact, node.state)
+    if proof is not None:
+        return proof
+    proofs = [prove(child, exact) for child in node.children]
     pick = best_of(proofs, node.player)
     return None if pick is None else Proof(proofs[pick].returns, proofs[pick].plies + 1)
 
 
-def root_proofs(game, root: Node) -> list:
+def root_proofs(game, root: Node, exact: Solver | None = None) -> list:
     """The proof of each legal action's child of a searched decision node ``root`` (in
-    ``root.actions``' order), an untried action's child stepped from the root's state."""
+    ``root.actions``' order), an untried action's child stepped from the root's state (and given to
+    ``exact``, when there is a solver, if not terminal)."""
     proofs = []
     for action, child in zip(root.actions, root.children):
         if child is None:
             state = game.next_state(root.state, action)
-            child_proof = Proof(tuple(game.returns(state).tolist()), 0) if game.is_terminal(state) else None
+            if game.is_terminal(state):
+                child_proof = Proof(tuple(game.returns(state).tolist()), 0)
+            else:
+                child_proof = solved(exact, state)
         else:
-            child_proof = prove(child)
+            child_proof = prove(child, exact)
         proofs.append(child_proof)
     return proofs
 
 
-def play_proven(game, root: Node, action: int) -> int:
+def play_proven(game, root: Node, action: int, exact: Solver | None = None) -> int:
     """The move to play at ``root`` after a search that chose ``action`` (see the module docstring):
     a proven win, the best move when all are proven, the most visited move not proven lost (lowest
-    index on ties) when ``action`` is proven lost and such a move exists, else ``action``."""
-    proofs, me = root_proofs(game, root), root.player
+    index on ties) when ``action`` is proven lost and such a move exists, else ``action``; ``exact``: an
+    optional solver (see the module docstring)."""
+    proofs, me = root_proofs(game, root, exact), root.player
     pick = best_of(proofs, me)
     if pick is not None:
         return root.actions[pick]

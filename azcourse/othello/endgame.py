@@ -26,6 +26,10 @@ Words
     searched. A compiled search can call it on its own words, e.g. with the window ``(-1, 1)`` at a
     node with few empty squares to prove its result.
 ``solve(game, state, exact=True)`` is the same from Python, on an ``OthelloState``.
+``Endgame(game, empties)``
+    What a player needs of it from a number of empty squares on (``azcourse.alphazero.agent`` with
+    ``endgame_empties``): ``move(state)``, the exact margin's best move, and ``proof(state)``, the result
+    with perfect play (win/draw/loss) as the players' returns, for ``azcourse.core.proofs``.
 """
 from __future__ import annotations
 
@@ -251,6 +255,55 @@ def solve(game: Othello, state: OthelloState, exact: bool = True, max_empties: i
                                 np.int64(state.player), np.int64(-bound), np.int64(bound), nodes)
     value = int(value)
     return Solution(int(np.sign(value)), value if exact else None, int(action), int(nodes[0]))
+
+
+def empty_squares(game: Othello, state: OthelloState) -> int:
+    """The empty squares of ``state``'s board."""
+    return game.size * game.size - (state.black | state.white).bit_count()
+
+
+class Endgame:
+    """The exact endgame of positions with at most ``empties`` empty squares (``azcourse.registry.make_endgame``).
+
+    Args:
+        game: the ``Othello`` game.
+        empties: the most empty squares it solves (1 to ``MAX_EMPTIES``).
+    Raises:
+        TypeError: not Othello. ValueError: ``empties`` out of range.
+    """
+
+    def __init__(self, game: Othello, empties: int):
+        if not isinstance(game, Othello):
+            raise TypeError(f"the endgame solver plays Othello, got {type(game).__name__}")
+        if not 1 <= int(empties) <= MAX_EMPTIES:
+            raise ValueError(f"the exact endgame solves 1 to {MAX_EMPTIES} empty squares, got {empties}")
+        self.game, self.empties = game, int(empties)
+        self.proofs: dict = {}  # (black, white, player) -> proof(state), solved once
+
+    def solves(self, state: OthelloState) -> bool:
+        """Whether ``state`` is a position it solves: unfinished, with at most ``empties`` empty squares."""
+        return not state.over and empty_squares(self.game, state) <= self.empties
+
+    def move(self, state: OthelloState) -> int | None:
+        """A move of the largest final margin with perfect play (``solve(exact=True)``); None where it does not
+        solve ``state``."""
+        return solve(self.game, state, exact=True).action if self.solves(state) else None
+
+    def proof(self, state: OthelloState) -> tuple[np.ndarray, int] | None:
+        """``(returns, plies)`` of ``state`` with perfect play where it solves it (the window (-1, 1)), else None:
+        ``returns`` the players' results as ``game.returns`` gives them; ``plies`` the empty squares, the placing
+        moves left if the board fills (a game can end sooner, and passes add plies: an estimate of the line's
+        length)."""
+        if not self.solves(state):
+            return None
+        key = (state.black, state.white, state.player)
+        if key not in self.proofs:
+            result = solve(self.game, state, exact=False).result
+            returns = np.zeros(2)
+            returns[state.player], returns[1 - state.player] = result, -result
+            self.proofs[key] = returns, empty_squares(self.game, state)
+        returns, plies = self.proofs[key]
+        return returns.copy(), plies
 
 
 _TABLES: dict[int, np.ndarray] = {}
