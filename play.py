@@ -292,8 +292,8 @@ def _tak_options(games, summary: str) -> None:
     tak.add_argument("--size", type=_tak_size, default=3, help="board size N, 3 to 6 (default 3)")
     tak.add_argument("--opponent", choices=tuple(TAK_OPPONENTS), default="mcts",
                      help="random, uct (random rollouts), mcts (the course report's agent: rollouts that take a "
-                          "winning move, else the best flat count, else random), alphatak (the shipped 3x3 "
-                          "or 4x4 network in the search) or classical:2, classical:3, classical:4 (the classical "
+                          "winning move, else the best flat count, else random), alphatak (the shipped 3x3, "
+                          "4x4 or 5x5 network in the search) or classical:2, classical:3, classical:4 (the classical "
                           "yardstick: alpha-beta to that many plies, a hand-made evaluation) (default: mcts)")
     tak.add_argument("--simulations", type=_positive_int, default=1000,
                      help="search games per move of uct, mcts and alphatak (default 1000)")

@@ -406,7 +406,7 @@ def test_unknown_or_malformed_keys_are_refused_with_the_known_ones(tmp_path):
 def test_the_othello_and_tak_configs_use_only_known_keys_and_match_their_shipped_runs():
     import json
 
-    for name in ("othello6", "tak3", "tak4"):
+    for name in ("othello6", "tak3", "tak4", "tak5"):
         config = load_config(ROOT / "configs" / f"{name}.toml")
         assert config.game == name and config.channels == () and config.hidden == (256, 256)
         card = ROOT / "ckpts" / name / "best" / "card.json"

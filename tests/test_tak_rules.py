@@ -894,15 +894,15 @@ def test_play_py_tak_options():
     assert proc.stdout.splitlines()[2].startswith("uct plays ") and "End of input." in proc.stdout
 
 
-def test_play_py_alphatak_plays_3x3_and_4x4_and_names_the_missing_5x5_network():
-    for size in ("3", "4"):
+def test_play_py_alphatak_plays_3x3_4x4_and_5x5_and_names_the_missing_6x6_network():
+    for size in ("3", "4", "5"):
         proc = run_cli("", "--size", size, "--opponent", "alphatak", "--simulations", "50", "--second", "--seed", "2")
         lines = proc.stdout.splitlines()
         assert proc.returncode == 0 and lines[0].startswith("You play Black (player 2) against alphatak."), proc.stderr
         assert lines[2].startswith("alphatak plays ") and "End of input." in proc.stdout
-    proc = run_cli("", "--size", "5", "--opponent", "alphatak")
+    proc = run_cli("", "--size", "6", "--opponent", "alphatak")
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == ("play.py tak: no trained tak5 network is shipped (ckpts/tak5/ is missing), so the network "
+    assert proc.stderr == ("play.py tak: no trained tak6 network is shipped (ckpts/tak6/ is missing), so the network "
                            "players cannot play\n")
 
 

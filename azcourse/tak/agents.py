@@ -9,7 +9,7 @@ command line by one more entry here.
     uct       plain UCT with uniformly random rollouts, ``simulations`` search games per move
               (``azcourse.core.agents``).
     mcts      the report's MCTS agent: UCT whose rollouts follow ``EpsilonGreedyRollout``.
-    alphatak  PUCT search with the shipped network (``ckpts/tak<n>/``: 3x3 and 4x4).
+    alphatak  PUCT search with the shipped network (``ckpts/tak<n>/``: 3x3, 4x4 and 5x5).
     classical:2, classical:3, classical:4
               the classical yardstick, alpha-beta to that many plies with a hand-made evaluation
               (``azcourse.tak.yardstick``; ties broken with the agent's generator); never used in training.
@@ -74,7 +74,7 @@ def report_mcts_agent(game: Tak, rng: np.random.Generator, simulations: int, eps
 
 
 def alphatak_agent(game: Tak, rng: np.random.Generator, simulations: int, source=None):
-    """AlphaTak: PUCT search with the network shipped for this size (``ckpts/tak3/``, ``ckpts/tak4/``,
+    """AlphaTak: PUCT search with the network shipped for this size (``ckpts/tak3/``, ``ckpts/tak4/``, ``ckpts/tak5/``,
     each trained by ``python -m azcourse.alphazero train --config configs/tak<n>.toml``), or with ``source``."""
     from ..alphazero.agent import shipped_agent
 
