@@ -27,9 +27,12 @@ Without isolation it refuses to grade, unless the instructor set ``isolation = "
 (``--unsafe-no-sandbox``): then every report says so.
 """
 import copy
+import fcntl
 import json
+import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -72,6 +75,46 @@ class Probed:
 
 class IsolationUnavailable(RuntimeError):
     """No sandbox can be started here, and the instructor did not ask to grade without one."""
+
+
+# ----------------------------------------------------------------------------- working folders
+
+HELD = ".held"  # in a working folder: its holder keeps an flock on it while it uses the folder
+
+
+def held_folder(prefix: str):
+    """A new private folder ``<temp dir>/<prefix>XXXXXXXX`` and the open file of its lock, held until the
+    holder closes it or dies (SIGKILL included: the kernel releases an flock with its last descriptor).
+    First the folders of `prefix` that their holder left behind (killed mid-grading: a Ray task cancelled
+    or its node lost, a grader killed with ``kill -9``) are removed (``remove_abandoned``)."""
+    remove_abandoned(prefix)
+    while True:  # locked before it gets its name, so nobody sees it unlocked
+        staging = Path(tempfile.mkdtemp(prefix="." + prefix))
+        handle = open(staging / HELD, "w")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        folder = staging.with_name(staging.name[1:])
+        try:
+            os.mkdir(folder, 0o700)  # takes the name: the rename replaces only this empty folder
+            os.rename(staging, folder)
+            return folder, handle
+        except FileExistsError:
+            handle.close()
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def remove_abandoned(prefix: str) -> None:
+    """Remove this user's folders ``<temp dir>/<prefix>*`` whose lock (``HELD``) nobody holds: their holder
+    died. A folder without the lock file (made otherwise) is left alone."""
+    for folder in Path(tempfile.gettempdir()).glob(prefix + "*"):
+        try:
+            info = os.lstat(folder)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+                continue
+            with open(os.open(folder / HELD, os.O_RDONLY | os.O_NOFOLLOW)) as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError: its holder is alive
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
 
 
 class SandboxExecute(NbGraderPreprocessor):
@@ -126,15 +169,18 @@ class SandboxExecute(NbGraderPreprocessor):
                   "notebook": info.get("notebook"), "isolation": name, "flags": [], "cells": {},
                   "jax_cache_wait_seconds": 0.0}  # a notebook stopped before its kernel waited for nothing
         report["flags"] += code_scan.scan(nb, str(info.get("assignment")), str(info.get("notebook")))
-        workdir = Path(tempfile.mkdtemp(prefix="azsandbox-"))
-        slot = isolation.Slot() if self.isolation != "none" else None
+        workdir, held = held_folder("azsandbox-")
         try:
-            outcomes, calls, probed = self._run(nb, workdir, slot, report)
-            evidence = self._apply_verdicts(nb, outcomes, calls, probed, report)
+            slot = isolation.Slot() if self.isolation != "none" else None
+            try:
+                outcomes, calls, probed = self._run(nb, workdir, slot, report)
+                evidence = self._apply_verdicts(nb, outcomes, calls, probed, report)
+            finally:
+                if slot:
+                    slot.release()
         finally:
-            if slot:
-                slot.release()
             shutil.rmtree(workdir, ignore_errors=True)
+            held.close()
         report["seconds"] = round(time.monotonic() - started - report["jax_cache_wait_seconds"], 1)
         self._write_report(report, nb, evidence)
         return nb, resources

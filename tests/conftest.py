@@ -123,10 +123,12 @@ def pytest_configure(config):
 def ray_cluster(tmp_path_factory):
     """A Ray cluster of real nodes on this machine for the run (``tests/ray_nodes.py``): "head" and "b" of
     one CPU each, b with a HOME of its own (none of the grader's caches: they must be shipped to it), and
-    "c", which cannot sandbox (no bubblewrap on its PATH). A test may kill b (``ray_cluster.kill("b")``)."""
+    "c", which cannot sandbox (no bubblewrap on its PATH). A test may kill b (``ray_cluster.kill("b")``):
+    the working folders a killed grading leaves in /tmp are removed when the cluster stops."""
     import sys
     from pathlib import Path
 
+    from autograder.sandbox import remove_abandoned
     from ray_nodes import LocalCluster
 
     folder = tmp_path_factory.mktemp("ray")
@@ -138,3 +140,5 @@ def ray_cluster(tmp_path_factory):
         yield cluster
     finally:
         cluster.stop()
+        for prefix in ("azcourse-node-", "azsandbox-"):  # a node's workspace, a sandbox's: their holders are gone
+            remove_abandoned(prefix)

@@ -313,6 +313,39 @@ def test_a_slot_is_reused_only_after_its_leftovers_die():
         again.release()
 
 
+def test_a_working_folder_its_holder_left_is_removed_by_the_next_one(tmp_path, monkeypatch):
+    """``sandbox.held_folder`` (a sandbox's and a Ray node's working folder): one whose holder was killed
+    with SIGKILL (its lock went with it) is removed when the next one is made; one still held, and one
+    made otherwise (no lock file), stay."""
+    import signal
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    held, handle = sandbox.held_folder("azsandbox-")
+    other = tmp_path / "azsandbox-made-otherwise"
+    other.mkdir()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a grading killed mid-way
+        try:
+            folder, _ = sandbox.held_folder("azsandbox-")
+            (folder / "notebook").mkdir()
+            os.write(write, str(folder).encode())
+        finally:
+            os.kill(os.getpid(), signal.SIGKILL)
+    os.close(write)
+    left = Path(os.read(read, 4096).decode())
+    os.close(read)
+    assert os.waitpid(pid, 0)[1] == signal.SIGKILL and (left / "notebook").is_dir()
+    fresh, fresh_handle = sandbox.held_folder("azsandbox-")
+    try:
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([held.name, other.name, fresh.name])
+        assert (held / sandbox.HELD).is_file() and fresh.stat().st_mode & 0o777 == 0o700
+    finally:
+        handle.close()
+        fresh_handle.close()
+
+
 def test_doctor_names_what_to_install(monkeypatch):
     monkeypatch.setattr(isolation.shutil, "which", lambda name: None)
     diagnosis = isolation.diagnose.__wrapped__()

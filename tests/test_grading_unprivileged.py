@@ -197,6 +197,11 @@ def graded():
         for folder, mode in reversed(undo):
             folder.chmod(mode)
         shutil.rmtree(base, ignore_errors=True)
+        # The user's sandbox folders (kill -9 of its grader leaves one: test_nothing_survives_a_kill_9_...);
+        # nothing of that uid runs any more
+        for folder in Path(tempfile.gettempdir()).glob("azsandbox-*"):
+            if folder.is_dir() and not folder.is_symlink() and folder.lstat().st_uid == user.pw_uid:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_grading_ran_sandboxed_as_a_normal_user(graded):

@@ -18,6 +18,7 @@ import nbformat
 import pytest
 
 from autograder import similarity
+from autograder.__main__ import main
 from autograder.grading_config import REPO_ROOT
 from autograder.pipeline import Course, GraderError
 from autograder.report.render import pseudonyms
@@ -201,24 +202,27 @@ def test_the_report_lists_the_planted_pairs_and_hides_the_names(reported):
 
 
 @pytest.mark.slow
-def test_the_command_prints_the_ranked_pairs_numbered_as_the_report(reported):
+def test_the_command_prints_the_ranked_pairs_numbered_as_the_report(reported, capsys):
+    """The command's own function (``autograder.__main__.main``, in this process: the fixture's ``report``
+    is this file's run of the CLI in a Python of its own)."""
     course, names, planted, _, data = reported
     number = pseudonyms(names)
 
-    def run(*extra):
-        done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), "similarity",
-                               ASSIGNMENT, *extra], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+    def run(*args):
+        code = main(["--workspace", str(course.root), "similarity", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
 
-    plain = run("--top", "5")
+    code, plain, err = run(ASSIGNMENT, "--top", "5")
+    assert code == 0, err
     rows = [line for line in plain.splitlines() if re.match(r"\s*\d+\. ", line)]
     assert len(rows) == 5 and "not proof of copying" in plain
     a, b = data["similarity"]["top"][0]["students"]
     assert f"student {number[a]} and student {number[b]}" in rows[0]
     assert not any(re.search(rf"\b{s}\b", plain) for s in names)
-    named = [line for line in run("--names", "--top", "5").splitlines() if re.match(r"\s*\d+\. ", line)]
+    code, named, err = run(ASSIGNMENT, "--names", "--top", "5")
+    assert code == 0, err
+    named = [line for line in named.splitlines() if re.match(r"\s*\d+\. ", line)]
     assert f"{a} ({' '.join(names[a])}) and {b} ({' '.join(names[b])})" in named[0]
-    done = subprocess.run([sys.executable, "-m", "autograder", "--workspace", str(course.root), "similarity",
-                           "ttt1_mcst"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2 and done.stderr.startswith("error: no assignment named ttt1_mcst")
+    code, _, err = run("ttt1_mcst")
+    assert code == 2 and err.startswith("error: no assignment named ttt1_mcst")

@@ -12,7 +12,8 @@ without its late-penalty steps (``NO_LATE_STEPS``: the driver runs them itself o
 extensions, submission times and collect's records, so a node needs none of them). What it sends back is what that run wrote: the autograded folder, the submission's report files, and
 the rows ``autograde`` writes to a gradebook (``SaveAutoGrades``: each grade cell's ``auto_score``,
 each answer cell's ``auto_comment``). The
-workspace is removed; the node keeps nothing of the student's.
+workspace is removed; the node keeps nothing of the student's (a workspace that a cancelled or lost task
+left behind is removed by the node's next grading: ``sandbox.held_folder``).
 """
 from __future__ import annotations
 
@@ -139,11 +140,13 @@ def grade(course_kit: dict, request: dict) -> dict:
     succeeded; the late penalty the driver decides itself).
     """
     from .. import pipeline
+    from ..sandbox import held_folder
 
     assignment, student = request["assignment"], request["student"]
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="azcourse-node-") as folder:
-        course = pipeline.Course.workspace(Path(folder) / "ws", extra_config=course_kit["config"] + NO_LATE_STEPS)
+    folder, held = held_folder("azcourse-node-")  # a task cancelled or killed leaves it: the next grading removes it
+    try:
+        course = pipeline.Course.workspace(folder / "ws", extra_config=course_kit["config"] + NO_LATE_STEPS)
         course.gradebook.write_bytes(course_kit["gradebook"])
         _write(course.release / assignment, course_kit["release"][assignment])
         _write(course.submitted / student / assignment, request["files"])
@@ -161,6 +164,9 @@ def grade(course_kit: dict, request: dict) -> dict:
         answer["reports"] = kit.folder_files(course.reports / assignment / student)
         if answer["returncode"] == 0:
             answer["grades"] = _grades(course, assignment, student)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        held.close()
     answer["seconds"] = round(time.monotonic() - started, 1)
     return answer
 
