@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from .pipeline import GraderError
+from .errors import GraderError
 
 FOLDER = ".autograder-locks"
 
