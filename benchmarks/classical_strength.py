@@ -1,12 +1,14 @@
 """Any player against the game's classical yardstick at several depths, by seat, from random openings.
 
     python benchmarks/classical_strength.py ckpts/othello8 [--simulations 200] [--depths 1,2,4] [--games 20]
+    python benchmarks/classical_strength.py othello8_ntuple --search-path compiled --root-policy puct --endgame 12 \
+        --simulations 6000 --depths 2,4,6 --games 40
     python benchmarks/classical_strength.py alphabeta:4 --game othello8 --depths 2,4
     python benchmarks/classical_strength.py classical:2 --game othello6 --depths 4 --opening-plies 2-4
 
 The player is a checkpoint (a folder, run folder or name under ``ckpts/``; ``load_agent`` at
 ``--simulations`` a move, its card's search otherwise, correcting its moves with what its tree proves)
-or a player the registry names for ``--game``: ``alphabeta:<depth>`` (``make_alphabeta``),
+with ``--search-path``, ``--root-policy`` and ``--endgame`` in place of its card's when given, or a player the registry names for ``--game``: ``alphabeta:<depth>`` (``make_alphabeta``),
 ``classical:<depth>`` (``make_classical``) or ``random``. The opponent is the game's classical
 yardstick ``classical:<depth>`` (``azcourse.registry.make_classical``: for Othello the compiled
 alpha-beta of ``azcourse.othello.yardstick``, its exact endgame included), one match a depth of
@@ -42,8 +44,9 @@ class OpeningGame:
         return random_opening(self.game, rng, int(rng.integers(self.low, self.high + 1)))
 
 
-def player_factory(spec: str, game_name: str | None, simulations: int, proofs: bool):
-    """``(make(rng) -> agent, game name, label)`` of the player ``spec`` (see the module docstring).
+def player_factory(spec: str, game_name: str | None, simulations: int, proofs: bool, search: dict | None = None):
+    """``(make(rng) -> agent, game name, label)`` of the player ``spec`` (see the module docstring);
+    ``search``: a checkpoint's other ``load_agent`` options (``search_path``, ``root_policy``, ``endgame_empties``).
 
     Raises:
         ValueError: a registry player without a game, or a checkpoint of another game than ``game_name``.
@@ -59,12 +62,14 @@ def player_factory(spec: str, game_name: str | None, simulations: int, proofs: b
         return functools.partial(maker, spec, game_name), game_name, spec
     from azcourse.alphazero.agent import load_agent
 
+    search = {key: value for key, value in (search or {}).items() if value is not None}
+    how = "".join(f" {value}" if key != "endgame_empties" else f" endgame {value}" for key, value in search.items())
     make = functools.partial(load_agent, spec, simulations=simulations, proofs=proofs,
-                             name=f"network@{simulations}{'' if proofs else ' (no proofs)'}")
+                             name=f"network@{simulations}{how}{'' if proofs else ' (no proofs)'}", **search)
     trained_on = make(0).game.name
     if game_name is not None and make_game(game_name).name != trained_on:
         raise ValueError(f"{spec} was trained on {trained_on}, not {game_name}")
-    return make, trained_on, f"{spec} @{simulations}"
+    return make, trained_on, f"{spec} @{simulations}{how}"
 
 
 def _random_agent(game_name: str, rng):
@@ -125,6 +130,12 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the openings' seed, the same at every depth (default 0)")
     parser.add_argument("--no-proofs", dest="proofs", action="store_false",
                         help="a checkpoint plays its search's moves, not corrected by what the tree proves")
+    parser.add_argument("--search-path", choices=("generic", "compiled"),
+                        help="a checkpoint's search: the generic one or the compiled one (numba; Othello, Hex); "
+                             "its card's by default")
+    parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="a checkpoint's root policy (its card's by default)")
+    parser.add_argument("--endgame", type=int, metavar="EMPTIES",
+                        help="a checkpoint plays the exact endgame from this many empty squares (its card's by default)")
     args = parser.parse_args(argv)
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be even (each opening is played with both seats), got {args.games}")
@@ -132,7 +143,8 @@ def main(argv=None) -> None:
     if len(depths) != len(args.depths.split(",")):
         parser.error(f"--depths are plies separated by commas, such as 1,2,4; got {args.depths!r}")
     try:
-        make_player, game_name, label = player_factory(args.player, args.game, args.simulations, args.proofs)
+        search = {"search_path": args.search_path, "root_policy": args.root_policy, "endgame_empties": args.endgame}
+        make_player, game_name, label = player_factory(args.player, args.game, args.simulations, args.proofs, search)
         for depth in depths:
             make_classical(f"classical:{depth}", game_name)
     except ValueError as problem:

@@ -155,13 +155,14 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
 
 def test_a_tiny_run_with_the_exact_endgame_ends_its_games_there_and_its_agents_play_it(tmp_path, monkeypatch):
     """``endgame_empties = 8`` on 6x6 (32 empty squares at the start): every self-play game ends after at most 24
-    placing moves, most after exactly 24, with the solved result; the card's play entry names the endgame, and the
-    checkpoint's agent plays the solver's best move at 8 empty squares (and a given 0 turns it off)."""
+    placing moves, most after exactly 24, with the solved result; the card's play entry names the endgame (and
+    the compiled search, ``play_search_path``), and the checkpoint's agent plays the solver's best move at 8 empty
+    squares (and a given 0 turns it off)."""
     from azcourse.othello import endgame
 
     tiny = {"game": "othello6", "iterations": 1, "games_per_iteration": 6, "workers": 1, "selfplay_batch": 6,
             "train_steps": 5, "batch_size": 32, "replay_positions": 3000, "search.simulations": 8,
-            "search.max_considered_actions": 4, "endgame_empties": 8}
+            "search.max_considered_actions": 4, "endgame_empties": 8, "play_search_path": "compiled"}
     played, compiled_play = [], compiled_search.play_games
     monkeypatch.setattr(compiled_search, "play_games", lambda *args: played.extend(compiled_play(*args)) or played)
     run = tmp_path / "run"
@@ -171,6 +172,7 @@ def test_a_tiny_run_with_the_exact_endgame_ends_its_games_there_and_its_agents_p
     assert 'endgame_empties = 8' in (run / "config.toml").read_text()
     assert load_checkpoint(run).card["play"]["endgame_empties"] == 8
     agent = load_agent(run, simulations=4, rng=0)
+    assert type(agent).__name__ == "CompiledAgent"  # the card's play entry names the compiled search
     game, rng = agent.game, np.random.default_rng(1)
     state = game.initial_state()
     while endgame.empty_squares(game, state) > 8 or not state.moves:

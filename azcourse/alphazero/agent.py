@@ -100,28 +100,45 @@ def play_evaluator(game, forward, mixes: tuple[float, float] = (0.0, 0.0)):
 
 def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_moves: int = 0,
                name: str | None = None, proofs: bool = True, time_limit: float | None = None,
-               endgame_empties: int | None = None) -> AlphaZeroAgent:
+               endgame_empties: int | None = None, root_policy: str | None = None,
+               search_path: str | None = None):
     """An ``AlphaZeroAgent`` from a checkpoint (a folder, a run folder or a name under ``ckpts/``,
     see ``checkpoints.checkpoint_dir``), playing the search of its card's ``play`` entry (its mixes and
-    exact endgame included), with ``simulations``, ``time_limit`` and ``endgame_empties`` when given
-    (``proofs``, ``endgame_empties``: see ``AlphaZeroAgent``).
+    exact endgame included), with ``simulations``, ``time_limit``, ``endgame_empties`` and ``root_policy``
+    (``"puct"`` or ``"gumbel"``) when given (``proofs``, ``endgame_empties``: see ``AlphaZeroAgent``).
+    With ``search_path = "compiled"`` (or a card whose ``play`` entry names it) a ``CompiledAgent`` plays
+    instead: the same search in numba, Othello and Hex only, without ``proofs`` and ``time_limit``.
     ``functools.partial(load_agent, path, simulations=...)`` is a ``make(rng)`` for
     ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
     checkpoint = load_checkpoint(name_or_path)
     options = {} if endgame_empties is None else {"endgame_empties": endgame_empties}
-    return agent_of(checkpoint, rng, simulations, time_limit, sample_moves=sample_moves,
+    return agent_of(checkpoint, rng, simulations, time_limit, root_policy, search_path, sample_moves=sample_moves,
                     name=name or f"alphazero {checkpoint.path.name}", proofs=proofs, **options)
 
 
 def agent_of(checkpoint, rng, simulations: int | None = None, time_limit: float | None = None,
-             **options) -> AlphaZeroAgent:
-    """An ``AlphaZeroAgent`` of a loaded checkpoint playing its card's ``play`` entry (its search, with
-    ``simulations`` and ``time_limit`` when given, its mixes and its exact endgame); ``options``:
-    ``AlphaZeroAgent``'s others (an ``endgame_empties`` there wins over the card's)."""
+             root_policy: str | None = None, search_path: str | None = None, **options):
+    """An agent of a loaded checkpoint playing its card's ``play`` entry (its search, with ``simulations``,
+    ``time_limit`` and ``root_policy`` when given, its mixes and its exact endgame): an ``AlphaZeroAgent``, or
+    with ``search_path = "compiled"`` (the card's, when None) a ``CompiledAgent``; ``options``: the agent's
+    others (an ``endgame_empties`` there wins over the card's; ``proofs`` is the generic search's).
+
+    Raises:
+        ValueError: a ``search_path`` other than ``"generic"`` or ``"compiled"``.
+        ConfigError: the compiled search for a game without compiled rules, or with a ``time_limit``.
+    """
     play = checkpoint.card["play"]
     options.setdefault("endgame_empties", searches.endgame_empties(play))
-    return AlphaZeroAgent(checkpoint.game, checkpoint.net, searches.from_card(play, simulations, time_limit), rng,
-                          mixes=searches.mixes(play), **options)
+    search = searches.from_card(play, simulations, time_limit, root_policy)
+    path = search_path or searches.search_path(play)
+    if path == "compiled":
+        from .compiled_agent import CompiledAgent  # numba's compiled search: only where it is asked for
+
+        options.pop("proofs", None)
+        return CompiledAgent(checkpoint.game, checkpoint.net, search, rng, **options)
+    if path != "generic":
+        raise ValueError(f"search_path is 'generic' or 'compiled', got {path!r}")
+    return AlphaZeroAgent(checkpoint.game, checkpoint.net, search, rng, mixes=searches.mixes(play), **options)
 
 
 def shipped_checkpoint(game, source=None):

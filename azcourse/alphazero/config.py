@@ -150,6 +150,11 @@ class AlphaZeroConfig:
             targets are exact), and the searches see such positions as terminals with their exact results
             (``compiled_search``). The card's ``play`` entry records it, so the checkpoint's agents play the
             solver's move there and prove their moves with it (``agent.AlphaZeroAgent``).
+        play_search_path, play_root_policy, play_simulations, play_endgame_empties: how the checkpoints'
+            agents play (the card's ``play`` entry, ``searches.card_play``), where it differs from self-play's
+            search without noise: ``"compiled"`` (``compiled_agent``: Othello and Hex; a move affords tens of
+            times the simulations), ``"puct"`` or ``"gumbel"`` ("": self-play's), a budget (0: self-play's),
+            the exact endgame's empty squares (0: ``endgame_empties``'s; Othello). Training never reads them.
         workers: self-play processes (0: one per core; with ``--ray``, Ray actors, 0: one per CPU of
             the cluster). With ``selfplay_batch = 1`` and ``workers = 1`` the run draws everything from
             its one generator, as before batching; otherwise each game has its own generator, seeded
@@ -209,6 +214,10 @@ class AlphaZeroConfig:
     selfplay_batch: int = 1
     search_path: str = "generic"
     endgame_empties: int = 0
+    play_search_path: str = "generic"
+    play_root_policy: str = ""
+    play_simulations: int = 0
+    play_endgame_empties: int = 0
     workers: int = 1
     gate_games: int = 0
     gate_threshold: float = 0.55
@@ -285,6 +294,15 @@ class AlphaZeroConfig:
              "endgame_empties needs search_path 'compiled' (the exact endgame is in the compiled search)"),
             (self.endgame_empties == 0 or family_of(self.game) == "othello",
              f"endgame_empties needs an Othello game (the exact endgame is Othello's), not {self.game!r}"),
+            (self.play_search_path in SEARCH_PATHS, f"play_search_path must be one of {', '.join(SEARCH_PATHS)}"),
+            (self.play_root_policy in ("", "puct", "gumbel"),
+             "play_root_policy must be \"puct\", \"gumbel\" or \"\" (self-play's)"),
+            (self.play_simulations >= 0, "play_simulations must be 0 (self-play's) or more"),
+            (0 <= self.play_endgame_empties <= ENDGAME_LIMIT
+             and (self.play_endgame_empties == 0 or family_of(self.game) == "othello"),
+             f"play_endgame_empties must be 0 (endgame_empties's) or, for Othello, at most {ENDGAME_LIMIT}"),
+            (self.play_search_path == "generic" or family_of(self.game) in ("othello", "hex"),
+             f"play_search_path \"compiled\" needs Othello or Hex (the compiled rules), not {self.game!r}"),
             (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),

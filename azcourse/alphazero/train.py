@@ -76,7 +76,8 @@ FEATURE_CHUNK = 25  # training steps whose pattern-table gathers are computed at
 # keys that may change when a run continues (the schedules only where the iterations done keep theirs: ``restore``)
 RESUMABLE_CHANGES = ("iterations", "checkpoint_every", "resume_every", "workers", "selfplay_batch", "search_path",
                      "anneal_start", "learning_rate_final", "average_from", "guide_prior_mix", "guide_value_mix",
-                     "guide_from", "sample_symmetries", "sample_symmetries_from")
+                     "guide_from", "sample_symmetries", "sample_symmetries_from", "play_search_path", "play_root_policy",
+                     "play_simulations", "play_endgame_empties")
 
 
 class TrainResult(NamedTuple):
