@@ -5,10 +5,12 @@
     python benchmarks/openspiel_strength.py ckpts/othello8 --opponent-simulations 200,2000
     python benchmarks/openspiel_strength.py alphabeta:3 --game othello8 --opponent-simulations 2000
     python benchmarks/openspiel_strength.py hex7 --opponent-simulations 2000 --no-proofs
+    python benchmarks/openspiel_strength.py hex7 --opponent-simulations 2000 --search-path compiled --simulations 800
 
 The network plays PUCT search with its card's settings at ``--simulations`` per move
 (``azcourse.alphazero.agent.load_agent``), correcting its moves with what its search tree proves
-(``azcourse.core.proofs``; ``--no-proofs`` plays the search's moves as they are). In its place,
+(``azcourse.core.proofs``; ``--no-proofs`` plays the search's moves as they are; ``--search-path compiled``
+plays the compiled search, without proofs, and ``--root-policy`` replaces the card's). In its place,
 ``alphabeta:<depth>`` with ``--game`` plays the calibration yardstick: alpha-beta to that many plies
 with the game's static evaluation (``azcourse.registry.make_alphabeta``; Othello: corners and
 mobility, Hex: shortest connecting paths), so a card can say what a plain classical player scores
@@ -30,16 +32,20 @@ from azcourse.registry import make_alphabeta, make_game
 
 
 def match(checkpoint: str, simulations: int, opponent_simulations: int, games: int, workers: int, seed: int,
-          progress: bool = True, game_name: str | None = None, proofs: bool = True):
+          progress: bool = True, game_name: str | None = None, proofs: bool = True, search_path: str | None = None,
+          root_policy: str | None = None):
     """The ``MatchSummary`` of the network of ``checkpoint`` (or of the alpha-beta player that
-    ``alphabeta:<depth>`` names, on ``game_name``) against the OpenSpiel bot."""
+    ``alphabeta:<depth>`` names, on ``game_name``) against the OpenSpiel bot; ``search_path`` and
+    ``root_policy``: ``load_agent``'s (the card's when None)."""
     if checkpoint.startswith("alphabeta"):
         if game_name is None:
             raise ValueError(f"{checkpoint} needs a game (--game othello8, hex7, ...)")
         player = functools.partial(make_alphabeta, checkpoint, game_name)
     else:
+        how = "".join(f" {value}" for value in (search_path, root_policy) if value)
         player = functools.partial(load_agent, checkpoint, simulations=simulations, proofs=proofs,
-                                   name=f"network@{simulations}{'' if proofs else ' (no proofs)'}")
+                                   search_path=search_path, root_policy=root_policy,
+                                   name=f"network@{simulations}{how}{'' if proofs else ' (no proofs)'}")
         game_name = player(0).game.name
     bot = functools.partial(OpenSpielMCTSAgent, make_game(game_name), simulations=opponent_simulations)
     return play_match(functools.partial(make_game, game_name), player, bot, games=games, seed=seed,
@@ -59,15 +65,21 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-proofs", dest="proofs", action="store_false",
                         help="the network plays its search's moves, not corrected by what the tree proves")
+    parser.add_argument("--search-path", choices=("generic", "compiled"),
+                        help="the network's search: the generic one or the compiled one (numba; Othello, Hex); "
+                             "its card's by default")
+    parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="the network's root policy (its card's by default)")
     args = parser.parse_args(argv)
     rows = []
     for budget in (int(b) for b in args.opponent_simulations.split(",")):
         summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed,
-                        game_name=args.game, proofs=args.proofs)
+                        game_name=args.game, proofs=args.proofs, search_path=args.search_path,
+                        root_policy=args.root_policy)
         print(summary.text(), flush=True)
         (w1, d1, l1), (w2, d2, l2) = summary.by_seat
         low, high = summary.interval("wins")
-        player = f"{args.checkpoint} on {args.game}" if args.game else f"{args.checkpoint} @{args.simulations}"
+        how = "".join(f" {value}" for value in (args.search_path, args.root_policy) if value)
+        player = f"{args.checkpoint} on {args.game}" if args.game else f"{args.checkpoint} @{args.simulations}{how}"
         rows.append(f"| {player} vs OpenSpiel MCTS @{budget} | "
                     f"{summary.wins} / {summary.draws} / {summary.losses} | "
                     f"{100 * summary.win_rate:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | "

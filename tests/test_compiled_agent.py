@@ -74,6 +74,7 @@ def test_its_first_moves_are_sampled_and_the_rest_greedy():
 
 
 def test_load_agent_plays_the_shipped_tables_compiled_with_the_exact_endgame():
+    """Given options, or the card's own play entry (``configs/othello8_ntuple.toml``'s ``play_*`` keys)."""
     agent = load_agent("othello8_ntuple", rng=0, simulations=64, root_policy="puct", search_path="compiled",
                        endgame_empties=10)
     assert isinstance(agent, CompiledAgent) and agent.greedy.config.root_policy == "puct"
@@ -87,7 +88,10 @@ def test_load_agent_plays_the_shipped_tables_compiled_with_the_exact_endgame():
     black, white = game.scores(child)
     after = -endgame.solve(game, child).margin if not child.over else (black - white) * (1 - 2 * state.player)
     assert after == endgame.solve(game, state).margin
-    assert isinstance(load_agent("othello8_ntuple", simulations=8), AlphaZeroAgent)  # the card's: generic
+    shipped = load_agent("othello8_ntuple", simulations=8)  # the card's play entry: compiled, PUCT, endgame 12
+    assert isinstance(shipped, CompiledAgent) and shipped.endgame.empties == 12
+    assert shipped.greedy.config.root_policy == "puct"
+    assert isinstance(load_agent("othello8_ntuple", simulations=8, search_path="generic"), AlphaZeroAgent)
 
 
 def test_what_the_compiled_agent_cannot_play_is_refused_by_name():
@@ -110,7 +114,8 @@ def test_a_runs_play_settings_make_its_cards_play_entry():
     assert (play["search_path"], play["root_policy"], play["simulations"], play["endgame_empties"]) == (
         "compiled", "puct", 6000, 12)
     assert play["dirichlet_alpha"] == 0.0 and config.search.root_policy == "gumbel"  # self-play's stays
-    plain = searches.card_play(load_config(NTUPLE_CONFIG, {"endgame_empties": 10}))
+    plain = searches.card_play(load_config(NTUPLE_CONFIG, {"play_search_path": "generic", "play_root_policy": "",
+                                                           "play_simulations": 0, "play_endgame_empties": 0}))
     assert "search_path" not in plain and plain["endgame_empties"] == 10 and plain["root_policy"] == "gumbel"
     for key, value, message in [("play_search_path", "compiled", "needs Othello or Hex"),
                                 ("play_root_policy", "uct", "play_root_policy"),

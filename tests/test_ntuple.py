@@ -162,7 +162,7 @@ def test_a_tiny_run_with_the_exact_endgame_ends_its_games_there_and_its_agents_p
 
     tiny = {"game": "othello6", "iterations": 1, "games_per_iteration": 6, "workers": 1, "selfplay_batch": 6,
             "train_steps": 5, "batch_size": 32, "replay_positions": 3000, "search.simulations": 8,
-            "search.max_considered_actions": 4, "endgame_empties": 8, "play_search_path": "compiled"}
+            "search.max_considered_actions": 4, "endgame_empties": 8, "play_endgame_empties": 0}
     played, compiled_play = [], compiled_search.play_games
     monkeypatch.setattr(compiled_search, "play_games", lambda *args: played.extend(compiled_play(*args)) or played)
     run = tmp_path / "run"
