@@ -44,21 +44,9 @@ def test_its_moves_are_the_generic_agents_with_a_network(name):
     game = make_game(name)
     net = dyadic_net(game)
     compiled = CompiledAgent(game, net, NO_NOISE, rng=0)
-    for state in random_states_of(game, 10, 2):
+    for state in random_states(game, 10, 2):
         generic = AlphaZeroAgent(game, net, NO_NOISE, rng=0, proofs=False)
         assert compiled.choose(state) == generic.choose(state)
-
-
-def random_states_of(game, count: int, seed: int) -> list:
-    """Decision states along random games of any game."""
-    rng, states, state = np.random.default_rng(seed), [], game.initial_state(None)
-    while len(states) < count:
-        if game.is_terminal(state):
-            state = game.initial_state(None)
-            continue
-        states.append(state)
-        state = game.next_state(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
-    return states
 
 
 def test_its_first_moves_are_sampled_and_the_rest_greedy():
