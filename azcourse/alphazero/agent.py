@@ -22,6 +22,7 @@ every move is proven and the best one played). One agent plays one game, as ``pl
 from __future__ import annotations
 
 import dataclasses
+import importlib
 
 import numpy as np
 
@@ -34,6 +35,10 @@ from azcourse.registry import make_endgame, own_play_evaluator
 from . import searches
 from .checkpoints import load_checkpoint
 from .network import Predictor
+
+# the compiled search's agent (numba), named and imported only where a card or a caller asks for it, so that the
+# students' bundles, which play the generic search, carry neither it nor numba
+COMPILED_AGENT = "azcourse.alphazero.compiled_agent:CompiledAgent"
 
 
 class AlphaZeroAgent(MCTSAgent):
@@ -132,10 +137,9 @@ def agent_of(checkpoint, rng, simulations: int | None = None, time_limit: float 
     search = searches.from_card(play, simulations, time_limit, root_policy)
     path = search_path or searches.search_path(play)
     if path == "compiled":
-        from .compiled_agent import CompiledAgent  # numba's compiled search: only where it is asked for
-
+        module, name = COMPILED_AGENT.split(":")
         options.pop("proofs", None)
-        return CompiledAgent(checkpoint.game, checkpoint.net, search, rng, **options)
+        return getattr(importlib.import_module(module), name)(checkpoint.game, checkpoint.net, search, rng, **options)
     if path != "generic":
         raise ValueError(f"search_path is 'generic' or 'compiled', got {path!r}")
     return AlphaZeroAgent(checkpoint.game, checkpoint.net, search, rng, mixes=searches.mixes(play), **options)
