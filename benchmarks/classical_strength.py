@@ -7,9 +7,10 @@
     python benchmarks/classical_strength.py classical:2 --game othello6 --depths 4 --opening-plies 2-4
 
 The player is a checkpoint (a folder, run folder or name under ``ckpts/``; ``load_agent`` at
-``--simulations`` a move, its card's search otherwise, correcting its moves with what its tree proves)
-with ``--search-path``, ``--root-policy`` and ``--endgame`` in place of its card's when given, or a player the registry names for ``--game``: ``alphabeta:<depth>`` (``make_alphabeta``),
-``classical:<depth>`` (``make_classical``) or ``random``. The opponent is the game's classical
+``--simulations`` a move, its card's search otherwise, correcting its moves with what its tree proves;
+``--search-path``, ``--root-policy`` and ``--endgame`` in place of its card's when given) or a player the
+registry names for ``--game``: ``alphabeta:<depth>`` (``make_alphabeta``), ``classical:<depth>``
+(``make_classical``) or ``random``. The opponent is the game's classical
 yardstick ``classical:<depth>`` (``azcourse.registry.make_classical``: for Othello the compiled
 alpha-beta of ``azcourse.othello.yardstick``, its exact endgame included), one match a depth of
 ``--depths``; any game whose family the registry's ``CLASSICAL`` lists plays here by its name.

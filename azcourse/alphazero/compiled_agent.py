@@ -20,9 +20,9 @@ import numpy as np
 from azcourse.core.mcts import MCTSConfig
 from azcourse.registry import make_endgame
 
-from .compiled_search import Lockstep, refuse_unsupported, rules_for
+from .compiled_search import Lockstep, rules_for
 
-ONE = np.zeros(1, np.int64)  # the one slot's index, as ``Lockstep.results`` takes it
+SLOT = np.zeros(1, np.int64)  # the one slot's index (0), as ``Lockstep.results`` takes it
 
 
 class CompiledAgent:
@@ -45,12 +45,11 @@ class CompiledAgent:
 
     def __init__(self, game, forward, search: MCTSConfig, rng=None, sample_moves: int = 0, name: str = "compiled",
                  endgame_empties: int = 0):
-        refuse_unsupported(search, game, endgame_empties)
+        rules = rules_for(game)  # the Locksteps refuse the search's and the endgame's settings they lack
         self.game, self.name, self.sample_moves, self.chosen = game, name, sample_moves, 0
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         tables = getattr(forward, "tables", None)
         self.forward_many = None if tables is not None else forward.forward
-        rules = rules_for(game)
         searching = dataclasses.replace(search, dirichlet_alpha=0.0)  # a player's search has no root noise
         greedy = dataclasses.replace(searching, gumbel_scale=0.0)
         self.sampled = Lockstep(rules, searching, 1, tables, endgame_empties) if sample_moves else None
@@ -68,7 +67,7 @@ class CompiledAgent:
         lock.start(0, state, self.rng)
         while not len(lock.step(self.forward_many)):
             pass
-        found = lock.results(ONE)
+        found = lock.results(SLOT)
         if sample and not lock.gumbel:
             return int(self.rng.choice(len(found.policy[0]), p=found.policy[0]))
         return int(found.action[0])
