@@ -14,7 +14,7 @@ machine; ``taskset -c 1`` keeps JAX's threads on that one core. For each game it
 * self-play (``selfplay.play_game``: PUCT with root noise, temperature 1 for 3 moves, subtree kept):
   moves/s and simulations/s with numpy inference and the trainer's position cache, without the
   cache, and with jitted JAX inference (cached);
-* for Othello and Hex, the same self-play on the compiled search (``compiled_search.play_games``,
+* for Othello, Hex and Tak, the same self-play on the compiled search (``compiled_search.play_games``,
   numpy inference, no cache): ``2 * B`` games, ``B`` in lockstep (``--batch``, one line per B), the
   first call's compilation (or loading from numba's cache) left out;
 * for Othello, that self-play with the pattern tables for a network (``network = "ntuple"``: 6 phases,
@@ -114,7 +114,7 @@ def main() -> None:
     parser.add_argument("--hidden", default="64,64", help="dense widths of the untrained network")
     parser.add_argument("--channels", default="", help="3x3 convolution channels of the untrained network")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per figure")
-    parser.add_argument("--batch", default="64", help="games in lockstep on the compiled search (Othello, Hex)")
+    parser.add_argument("--batch", default="64", help="games in lockstep on the compiled search (Othello, Hex, Tak)")
     parser.add_argument("--endgame", default="", help="Othello: the pattern tables' PUCT self-play also with the "
                                                       "exact endgame from these numbers of empty squares on")
     args = parser.parse_args()

@@ -132,7 +132,7 @@ def main(argv=None) -> None:
     parser.add_argument("--no-proofs", dest="proofs", action="store_false",
                         help="a checkpoint plays its search's moves, not corrected by what the tree proves")
     parser.add_argument("--search-path", choices=("generic", "compiled"),
-                        help="a checkpoint's search: the generic one or the compiled one (numba; Othello, Hex); "
+                        help="a checkpoint's search: the generic one or the compiled one (numba; Othello, Hex, Tak); "
                              "its card's by default")
     parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="a checkpoint's root policy (its card's by default)")
     parser.add_argument("--endgame", type=int, metavar="EMPTIES",

@@ -66,7 +66,7 @@ def main(argv=None) -> None:
     parser.add_argument("--no-proofs", dest="proofs", action="store_false",
                         help="the network plays its search's moves, not corrected by what the tree proves")
     parser.add_argument("--search-path", choices=("generic", "compiled"),
-                        help="the network's search: the generic one or the compiled one (numba; Othello, Hex); "
+                        help="the network's search: the generic one or the compiled one (numba; Othello, Hex, Tak); "
                              "its card's by default")
     parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="the network's root policy (its card's by default)")
     args = parser.parse_args(argv)

@@ -5,7 +5,8 @@ The network is a small random numpy MLP (``NumpyNet``) whose weights are multipl
 value head): on the 0/1 encodings every product and sum is exact in float32, so a position's logits and
 value do not depend on the batch it is evaluated in. The compiled path, which evaluates one batch of
 many games a round, must then reproduce the generic search, which evaluates one position a call, to the
-last bit: the same visit counts at every move, the same moves, the same records.
+last bit: the same visit counts at every move, the same moves, the same records. Tak's encoding has
+fractional planes (the reserves), so its cases evaluate one position a call on both paths (``batch = 1``).
 
 Run as a script (``python tests/compiled_twin.py``), it plays every case of ``PLAIN_CASES`` on both paths and
 prints one JSON line ``{case: "same" or what differs}``; with ``NUMBA_DISABLE_JIT=1`` the compiled path runs
@@ -39,6 +40,9 @@ PLAIN_CASES = {
     "othello4 puct noise": ("othello4", SETTINGS, 3, True),
     "othello4 constant rate (c_base inf)": ("othello4", CONSTANT_RATE, 2, False),
     "othello4 gumbel": ("othello4", GUMBEL, 3, True),
+    "tak3 puct noise": ("tak3", SETTINGS, 3, True, 1),
+    "tak3 fresh trees": ("tak3", CONSTANT_RATE, 2, False, 1),
+    "tak3 gumbel": ("tak3", GUMBEL, 3, True, 1),
 }
 
 
@@ -99,13 +103,14 @@ def same_games(expected, played) -> None:
     assert not problems, problems
 
 
-def compare(name: str, settings: MCTSConfig, temperature_moves: int, reuse_tree: bool, seeds=(5, 6, 7)) -> list[str]:
-    """Self-play games of ``name`` on both paths (the compiled one 2 at a time); what differs."""
+def compare(name: str, settings: MCTSConfig, temperature_moves: int, reuse_tree: bool, batch: int = 2,
+            seeds=(5, 6, 7)) -> list[str]:
+    """Self-play games of ``name`` on both paths (the compiled one ``batch`` at a time); what differs."""
     game = make_game(name)
     net = dyadic_net(game)
     expected, _ = generic_games(game, net, seeds, settings, temperature_moves, reuse_tree)
     played = play_games(game, net.forward, settings, temperature_moves, [np.random.default_rng(s) for s in seeds],
-                        reuse_tree, batch=2)
+                        reuse_tree, batch=batch)
     return differences(expected, played)
 
 

@@ -39,7 +39,7 @@ def test_its_moves_are_the_generic_agents_with_pattern_tables(search):
         assert compiled.choose(state) == generic.choose(state)
 
 
-@pytest.mark.parametrize("name", ["hex5", "othello6"])
+@pytest.mark.parametrize("name", ["hex5", "othello6", "tak5"])
 def test_its_moves_are_the_generic_agents_with_a_network(name):
     game = make_game(name)
     net = dyadic_net(game)
@@ -83,8 +83,8 @@ def test_load_agent_plays_the_shipped_tables_compiled_with_the_exact_endgame():
 
 
 def test_what_the_compiled_agent_cannot_play_is_refused_by_name():
-    with pytest.raises(ConfigError, match="Othello and Hex"):
-        load_agent("tak4", search_path="compiled")
+    with pytest.raises(ConfigError, match="Othello, Hex and Tak"):
+        load_agent("tictactoe_az", search_path="compiled")
     with pytest.raises(ConfigError, match="time_limit"):
         load_agent("othello8_ntuple", search_path="compiled", root_policy="puct", time_limit=0.1)
     with pytest.raises(ConfigError, match="endgame_empties"):
@@ -105,8 +105,8 @@ def test_a_runs_play_settings_make_its_cards_play_entry():
     plain = searches.card_play(load_config(NTUPLE_CONFIG, {"play_search_path": "generic", "play_root_policy": "",
                                                            "play_simulations": 0, "play_endgame_empties": 0}))
     assert "search_path" not in plain and plain["endgame_empties"] == 10 and plain["root_policy"] == "gumbel"
-    for key, value, message in [("play_search_path", "compiled", "needs Othello or Hex"),
-                                ("play_root_policy", "uct", "play_root_policy"),
-                                ("play_endgame_empties", 9, "for Othello")]:
+    for name, key, value, message in [("tictactoe_az", "play_search_path", "compiled", "needs Othello, Hex or Tak"),
+                                      ("tak5", "play_root_policy", "uct", "play_root_policy"),
+                                      ("tak5", "play_endgame_empties", 9, "for Othello")]:
         with pytest.raises(ConfigError, match=message):
-            load_config(ROOT / "configs" / "tak5.toml", {key: value})
+            load_config(ROOT / "configs" / f"{name}.toml", {key: value})

@@ -54,14 +54,14 @@ def test_each_setting_the_twin_lacks_is_refused_by_name(values, name):
 
 
 def test_a_game_without_compiled_rules_is_refused_with_the_settings():
-    with pytest.raises(ConfigError, match="not 'tak3'"):
-        refuse_unsupported(MCTSConfig(**PUCT), make_game("tak3"))
+    with pytest.raises(ConfigError, match="not 'tictactoe'"):
+        refuse_unsupported(MCTSConfig(**PUCT), make_game("tictactoe"))
     refuse_unsupported(MCTSConfig(**PUCT, c_base=math.inf), make_game("othello4"))  # implemented: no error
 
 
 def test_the_trainer_and_its_workers_refuse_before_any_game(tmp_path):
-    with pytest.raises(ConfigError, match="not 'tak3'"):
-        SelfPlayWorker(AlphaZeroConfig(game="tak3", search_path="compiled").to_dict())
+    with pytest.raises(ConfigError, match="not 'tictactoe'"):
+        SelfPlayWorker(AlphaZeroConfig(game="tictactoe", search_path="compiled").to_dict())
     first_play_urgency = AlphaZeroConfig(game="hex3", search_path="compiled", search={"fpu_reduction": 0.1})
     with pytest.raises(ConfigError, match="does not implement fpu_reduction = 0.1"):
         SelfPlayWorker(first_play_urgency.to_dict())

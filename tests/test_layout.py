@@ -58,7 +58,7 @@ def test_the_generic_layer_imports_no_game(path):
     assert not bad, f"{path.name} imports a game: {sorted(bad)}"
 
 
-# The one tree search (its selection and backup) and its compiled twin for Othello and Hex (tested to play the same
+# The one tree search (its selection and backup) and its compiled twin for Othello, Hex and Tak (tested to play the same
 # games); the one AlphaZero trainer and part 4's seed algorithm (on-policy MCTS with an ANET, the Hex homework).
 SEARCH_MODULES = {"azcourse/core/mcts.py", "azcourse/alphazero/compiled_search.py"}
 TRAINER_MODULES = {"azcourse/alphazero/train.py", "azcourse/hex/train.py"}

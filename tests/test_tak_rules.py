@@ -754,6 +754,22 @@ def test_the_eight_symmetries_commute_with_the_rules(size):
     assert distinct[0] == 1 and max(distinct) == 8  # the empty board is symmetric, later positions are not
 
 
+@pytest.mark.parametrize("size", [3, 5])
+def test_the_symmetries_as_index_maps_are_the_symmetries(size):
+    """``symmetry_maps`` (for ``sample_symmetries``): gathering a position's encoding and a policy through map
+    ``g`` gives ``symmetries``' image ``g``, for every ``g``; built once."""
+    game = Tak(size)
+    x_maps, pi_maps = game.symmetry_maps()
+    assert x_maps.shape == (8, int(np.prod(game.encoding_shape))) and pi_maps.shape == (8, game.action_space_size)
+    assert game.symmetry_maps()[0] is x_maps and (x_maps[0] == np.arange(x_maps.shape[1])).all()
+    rng = np.random.default_rng(size)
+    for state in random_states(game, 6, seed=size + 10):
+        x, policy = game.encode(state), rng.random(game.action_space_size)
+        for g, (image_x, image_pi) in enumerate(game.symmetries(x, policy)):
+            np.testing.assert_array_equal(x.reshape(-1)[x_maps[g]], image_x.reshape(-1))
+            np.testing.assert_array_equal(policy[pi_maps[g]], image_pi)
+
+
 def test_a_stack_move_turns_with_the_board():
     """Symmetry g = 2 sends (rank r, file c) to (n-1-c, r): on 3x3 a1 (0, 0) goes to a3 (2, 0) and
     the step up (+1, 0) becomes the step right (0, +1): a1+ becomes a3>."""

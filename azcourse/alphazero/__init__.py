@@ -9,7 +9,7 @@ Modules:
     learn        -- the loss (value MSE + policy cross-entropy + L2) and jitted optax steps.
     replay       -- the replay window of the most recent positions.
     selfplay     -- self-play games with the generic MCTS, one or many in lockstep; symmetric images.
-    compiled_search -- the same self-play on a compiled search (numba; Othello and Hex), ``search_path``.
+    compiled_search -- the same self-play on a compiled search (numba; Othello, Hex and Tak), ``search_path``.
     ntuple/      -- the pattern-table evaluator (``network = "ntuple"``, Othello): tuples, numba kernels, JAX model.
     workers      -- self-play workers: batched, in this process, on every core, or as Ray actors.
     checkpoints  -- ``params.msgpack`` + ``card.json`` folders, loaded in one call.

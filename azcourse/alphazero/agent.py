@@ -112,7 +112,7 @@ def load_agent(name_or_path, rng=None, simulations: int | None = None, sample_mo
     exact endgame included), with ``simulations``, ``time_limit``, ``endgame_empties`` and ``root_policy``
     (``"puct"`` or ``"gumbel"``) when given (``proofs``, ``endgame_empties``: see ``AlphaZeroAgent``).
     With ``search_path = "compiled"`` (or a card whose ``play`` entry names it) a ``CompiledAgent`` plays
-    instead: the same search in numba, Othello and Hex only, without ``proofs`` and ``time_limit``.
+    instead: the same search in numba, Othello, Hex and Tak only, without ``proofs`` and ``time_limit``.
     ``functools.partial(load_agent, path, simulations=...)`` is a ``make(rng)`` for
     ``azcourse.core.arena.play_match`` (and pickles for its workers)."""
     checkpoint = load_checkpoint(name_or_path)

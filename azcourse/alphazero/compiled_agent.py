@@ -1,4 +1,4 @@
-"""A checkpoint played by the compiled search (Othello, Hex): the self-play search of ``compiled_search``, one
+"""A checkpoint played by the compiled search (Othello, Hex, Tak): the self-play search of ``compiled_search``, one
 game, so that a move can afford tens of thousands of simulations where the generic search affords hundreds.
 
     agent = load_agent("othello8_ntuple", simulations=8000, search_path="compiled")
@@ -29,7 +29,7 @@ class CompiledAgent:
     """A network (or pattern tables) searched by the compiled search, one move at a time.
 
     Args:
-        game: Othello or Hex (``compiled_search.rules_for``).
+        game: Othello, Hex or Tak (``compiled_search.rules_for``).
         forward: an ``NTupleNet`` (its ``tables`` are evaluated inside the search) or a network whose
             ``forward(x float32 (m, *encoding_shape)) -> (logits (m, A), values (m,))`` evaluates leaves.
         search: the ``MCTSConfig`` to play (``searches.from_card``); no ``time_limit``.

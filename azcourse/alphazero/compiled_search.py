@@ -2,10 +2,10 @@
 
 ``azcourse.core.mcts`` is the pack's readable search, the one students read and every game uses;
 this module is the only second search in the pack. It exists for speed: at the sizes the trainer
-meets for real (Othello 8x8, Hex 7x7) on two CPU cores, the generic search spends most of a
+meets for real (Othello 8x8, Hex 7x7, Tak 5x5) on two CPU cores, the generic search spends most of a
 simulation in Python (nodes as objects, a state object per move), so self-play, not training,
 bounds a run. Here the trees live in preallocated arrays and the descents, the moves of the rules
-(``azcourse.othello.compiled``, ``azcourse.hex.compiled``), the expansions and the backups run in
+(``azcourse.othello.compiled``, ``azcourse.hex.compiled``, ``azcourse.tak.compiled``), the expansions and the backups run in
 numba; Python is left one batched network call per round and the per-move draws. It lives in the
 trainer's package, not in ``azcourse.core``, because it knows games (the generic layer imports none:
 docs/architecture.md); each game's compiled rules live in that game's package, beside its ``game.py``.
@@ -48,7 +48,8 @@ The trees (``Trees``)
     actions, increasing) are contiguous. A child is always added after its parent, so a node's index
     exceeds its parent's, and ``_live`` finds every node still reachable from a root in one forward
     scan. When a round might run out of room, the reachable nodes are copied into new arrays, grown
-    as needed (``Lockstep._make_room``).
+    as needed (``Lockstep._make_room``). Othello's and Hex's positions fit a node's words (bitboards);
+    a Tak node keeps its whole position array in a row of ``Trees.board`` (``Rules.width`` columns).
 The root and the tree policy
     ``_root_edge`` picks the root's edge, ``_interior_edge`` every other node's. With the PUCT root
     policy both are PUCT (``_puct``), the root's priors mixed with the Dirichlet noise. With the
@@ -73,13 +74,15 @@ from azcourse.hex.game import Hex
 from azcourse.othello import compiled as othello_rules
 from azcourse.othello import endgame as othello_endgame
 from azcourse.othello.game import Othello
+from azcourse.tak import compiled as tak_rules
+from azcourse.tak.game import Tak
 
 from .config import ConfigError
 from .ntuple import kernels as ntuple_kernels
 from .selfplay import SelfPlayGame
 
-OTHELLO, HEX = 0, 1  # the games the compiled rules know
-COMPILED_GAMES = (Othello, Hex)
+OTHELLO, HEX, TAK = 0, 1, 2  # the games the compiled rules know
+COMPILED_GAMES = (Othello, Hex, Tak)
 EVALUATE, SEARCH, CHOOSE, IDLE = 0, 1, 2, 3  # a slot's phase: its root awaits the network, it searches, its move
 # awaits the choice, it holds no game
 DRAW = 2  # a result code (see the games' compiled modules); 0 and 1 name the winner
@@ -91,10 +94,15 @@ class Rules(NamedTuple):
     """A game as the compiled search sees it.
 
     Attributes:
-        kind: ``OTHELLO`` or ``HEX``; size: the board's side n; table: the rules' uint64 table.
+        kind: ``OTHELLO``, ``HEX`` or ``TAK``; size: the board's side n; table: the rules' uint64 table (Othello,
+            Hex; one unused entry for Tak).
         actions: the action space A; shape: the game's ``encoding_shape``; encoding: its number of entries.
         depth: the most moves a path from a root can hold.
-        words: ``words(state)``, the game state as ``(first, second, moves, player, result)``.
+        words: ``words(state)``, the game state as ``(first, second, moves, player, result)`` (Tak: zero
+            bitboards, the player to move and the result code).
+        tak: Tak's compiled ``tak.compiled.Rules``, None for Othello and Hex (numba prunes Tak's branches then).
+        width: the entries of a node's ``board`` row: ``tak.compiled.state_size(n)`` for Tak, 0 otherwise.
+        board: ``board(state)``, int64 ``(width,)``: the position's array (``tak.compiled.state_array``).
     """
 
     kind: int
@@ -105,6 +113,9 @@ class Rules(NamedTuple):
     encoding: int
     depth: int
     words: Callable
+    tak: tak_rules.Rules | None
+    width: int
+    board: Callable
 
 
 def refuse_unsupported(config: MCTSConfig, game=None, endgame_empties: int = 0) -> None:
@@ -114,7 +125,7 @@ def refuse_unsupported(config: MCTSConfig, game=None, endgame_empties: int = 0) 
 
     Implemented: PUCT or Gumbel at the root, ``simulations``, ``c_init``, ``c_base`` (``math.inf``: the
     constant ``c_init``), ``unvisited_value``, Dirichlet noise, the Gumbel settings. Not: ``tree_policy =
-    "uct"``, ``fpu_reduction``, ``time_limit``; ``chance_outcomes`` is moot (Othello and Hex have no chance).
+    "uct"``, ``fpu_reduction``, ``time_limit``; ``chance_outcomes`` is moot (Othello, Hex and Tak have no chance).
 
     Raises:
         ConfigError: the first setting it does not implement, by name.
@@ -131,8 +142,8 @@ def refuse_unsupported(config: MCTSConfig, game=None, endgame_empties: int = 0) 
 
 
 def refuse_endgame(rules: Rules, endgame_empties: int) -> None:
-    """Refuse an exact endgame the compiled search cannot play: one for Hex (the solver is Othello's), or one
-    outside 0 to ``othello.endgame.MAX_EMPTIES`` empty squares.
+    """Refuse an exact endgame the compiled search cannot play: one for Hex or Tak (the solver is Othello's), or
+    one outside 0 to ``othello.endgame.MAX_EMPTIES`` empty squares.
 
     Raises:
         ConfigError: by name, ``endgame_empties``.
@@ -142,24 +153,30 @@ def refuse_endgame(rules: Rules, endgame_empties: int) -> None:
                           f"{othello_endgame.MAX_EMPTIES} (the solver's limit), got {endgame_empties}")
     if endgame_empties and rules.kind != OTHELLO:
         raise ConfigError(f"endgame_empties = {endgame_empties}: the compiled search's exact endgame is Othello's "
-                          "(azcourse.othello.endgame); set endgame_empties = 0 for Hex")
+                          "(azcourse.othello.endgame); set endgame_empties = 0 for Hex and Tak")
 
 
 def rules_for(game) -> Rules:
     """The compiled rules of ``game``.
 
     Raises:
-        ConfigError: the game is neither Othello nor Hex.
+        ConfigError: the game is not Othello, Hex or Tak.
     """
+    no_board = np.zeros(0, np.int64)
     if isinstance(game, Othello):
         n = game.size  # a pass never follows a pass: at most two moves per empty square
         return Rules(OTHELLO, n, othello_rules.table(n), game.action_space_size, (3, n, n), 3 * n * n, 2 * n * n + 1,
-                     othello_rules.words)
+                     othello_rules.words, None, 0, lambda state: no_board)
     if isinstance(game, Hex):
         n = game.size
         return Rules(HEX, n, hex_rules.table(n), game.action_space_size, (2 + 2 * n * n,), 2 + 2 * n * n, n * n,
-                     hex_rules.words)
-    raise ConfigError(f"search_path = \"compiled\" knows Othello and Hex, not {getattr(game, 'name', game)!r}: "
+                     hex_rules.words, None, 0, lambda state: no_board)
+    if isinstance(game, Tak):
+        return Rules(TAK, game.size, np.zeros(1, np.uint64), game.action_space_size, game.encoding_shape,
+                     int(np.prod(game.encoding_shape)), game.move_cap + 1,
+                     lambda state: (0, 0, 0, state.ply & 1, state.winner), tak_rules.rules(game),
+                     tak_rules.state_size(game.size), lambda state: tak_rules.state_array(game, state))
+    raise ConfigError(f"search_path = \"compiled\" knows Othello, Hex and Tak, not {getattr(game, 'name', game)!r}: "
                       "use search_path = \"generic\"")
 
 
@@ -168,6 +185,7 @@ class Trees(NamedTuple):
 
     Nodes (the first ``used[0]`` entries):
         first, second, moves: uint64, the position's bitboards; player, result: int64 (the rules' words).
+        board: int64 ``(nodes, width)``: Tak's position array (``tak.compiled``; no columns for Othello and Hex).
         visits: int64 ``N(s)``: 1 for the evaluation that added the node, plus one per simulation through it.
         value: float64, the network's value of the position for its player to move (Gumbel's mixed value).
         edge0: int64, the node's first edge; edges: int64, its number of edges (its legal actions), -1
@@ -195,15 +213,16 @@ class Trees(NamedTuple):
     w: np.ndarray
     child: np.ndarray
     used: np.ndarray
+    board: np.ndarray
 
 
-def empty_trees(nodes: int, edges: int) -> Trees:
-    """A pool with room for ``nodes`` nodes and ``edges`` edges, none in use."""
+def empty_trees(nodes: int, edges: int, width: int = 0) -> Trees:
+    """A pool with room for ``nodes`` nodes (``width`` board entries each) and ``edges`` edges, none in use."""
     node = lambda dtype: np.zeros(nodes, dtype)  # noqa: E731
     edge = lambda dtype: np.zeros(edges, dtype)  # noqa: E731
     u64, i64, f64 = np.uint64, np.int64, np.float64
     return Trees(node(u64), node(u64), node(u64), node(i64), node(i64), node(i64), node(f64), node(i64), node(i64),
-                 edge(i64), edge(f64), edge(i64), edge(f64), edge(i64), np.zeros(2, i64))
+                 edge(i64), edge(f64), edge(i64), edge(f64), edge(i64), np.zeros(2, i64), np.zeros((nodes, width), i64))
 
 
 class Slots(NamedTuple):
@@ -252,7 +271,7 @@ class Settings(NamedTuple):
     compensated: bool
 
 
-# -- the rules, by kind --------------------------------------------------------------------------------
+# -- the rules, by kind (``tak``: Tak's compiled rules, or None for Othello and Hex, whose branches numba prunes) --
 @numba.njit(cache=True)
 def _play(kind, size, table, first, second, player, action):
     if kind == OTHELLO:
@@ -261,18 +280,43 @@ def _play(kind, size, table, first, second, player, action):
 
 
 @numba.njit(cache=True)
-def _legal_actions(kind, size, moves, result, out):
+def _legal_actions(kind, size, trees, node, out, tak=None):
+    """The legal actions of ``node`` into ``out``, increasing; their number (0 at a terminal)."""
+    if tak is not None:
+        return tak_rules.legal_actions(tak, trees.board[node], out)
     if kind == OTHELLO:
-        return othello_rules.legal_actions(size, moves, result, out)
-    return hex_rules.legal_actions(size, moves, result, out)
+        return othello_rules.legal_actions(size, trees.moves[node], trees.result[node], out)
+    return hex_rules.legal_actions(size, trees.moves[node], trees.result[node], out)
 
 
 @numba.njit(cache=True)
-def _encode(kind, size, trees, node, out):
-    if kind == OTHELLO:
+def _encode(kind, size, trees, node, out, tak=None):
+    if tak is not None:
+        tak_rules.encode(tak, trees.board[node], out)
+    elif kind == OTHELLO:
         othello_rules.encode(size, trees.first[node], trees.second[node], trees.moves[node], trees.player[node], out)
     else:
         hex_rules.encode(size, trees.first[node], trees.second[node], trees.player[node], out)
+
+
+@numba.njit(cache=True)
+def _child(trees, kind, size, table, node, action, endgame=None, tak=None):
+    """Add the node of ``node``'s position after ``action`` (with ``endgame``, its result settled: ``_settled``);
+    its index."""
+    if tak is not None:
+        child = _new_node(trees, np.uint64(0), np.uint64(0), np.uint64(0), np.int64(0), np.int64(-1))
+        board = trees.board[child]
+        board[:] = trees.board[node]
+        tak_rules.play(tak, board, action)
+        base = 3 * tak.squares
+        trees.player[child], trees.result[child] = board[base + tak_rules.PLY] & 1, board[base + tak_rules.WINNER]
+        trees.edges[child] = 0 if trees.result[child] >= 0 else -1
+        return child
+    first, second, moves, player, result = _play(kind, size, table, trees.first[node], trees.second[node],
+                                                 trees.player[node], action)
+    if endgame is not None:
+        result = _settled(endgame, kind, size, table, first, second, player, result)
+    return _new_node(trees, first, second, moves, player, result)
 
 
 # -- nodes and edges -----------------------------------------------------------------------------------
@@ -312,11 +356,9 @@ def _new_node(trees, first, second, moves, player, result):
 
 
 @numba.njit(cache=True)
-def _pairwise_sum(values, start, count):
-    """``values[start:start + count].sum()`` in numpy's order, so that the priors are the generic
-    search's to the last bit: numpy sums fewer than 8 numbers in a row, and up to 128 in eight partial
-    sums added pairwise, then the rest (numpy splits longer arrays in halves first; no action space
-    here has more than 65 entries)."""
+def _block_sum(values, start, count):
+    """numpy's sum of at most 128 numbers: fewer than 8 in a row, else eight partial sums added pairwise, then
+    the rest."""
     total = 0.0
     if count < 8:
         for i in range(start, start + count):
@@ -335,11 +377,42 @@ def _pairwise_sum(values, start, count):
 
 
 @numba.njit(cache=True)
-def _add_edges(trees, node, kind, size, exp_logits, scratch):
+def _pairwise_sum(values, start, count):
+    """``values[start:start + count].sum()`` in numpy's order, so that the priors are the generic
+    search's to the last bit: up to 128 numbers as ``_block_sum``; a longer run is split in two halves (the
+    first a multiple of 8), each summed the same way, and the two sums added (Tak 5x5 has 1,575 actions).
+    The halving runs on an explicit stack: numba's cache reloads recursive functions unsafely."""
+    if count <= 128:
+        return _block_sum(values, start, count)
+    starts, counts, stage, left = np.empty(64, np.int64), np.empty(64, np.int64), np.zeros(64, np.int64), np.empty(64)
+    depth, starts[0], counts[0], result = 0, start, count, 0.0
+    while depth >= 0:
+        here, length = starts[depth], counts[depth]
+        if length <= 128:
+            result = _block_sum(values, here, length)
+            depth -= 1
+            continue
+        half = length // 2
+        half -= half % 8
+        if stage[depth] == 2:  # both halves summed: the second is in result
+            result = left[depth] + result
+            depth -= 1
+            continue
+        if stage[depth] == 1:  # the first half's sum is in result
+            left[depth] = result
+        stage[depth] += 1
+        starts[depth + 1], counts[depth + 1], stage[depth + 1] = (here, half, 0) if stage[depth] == 1 else \
+            (here + half, length - half, 0)
+        depth += 1
+    return result
+
+
+@numba.njit(cache=True)
+def _add_edges(trees, node, kind, size, exp_logits, scratch, tak=None):
     """Give ``node`` one edge per legal action with the network's prior: the softmax of the logits
     (``exp_logits``: float64 ``(A,)``, ``exp(logits - max)``) renormalised over the legal actions, as
     ``Predictor`` and ``MCTS`` compute it; uniform if the legal actions get no mass at all."""
-    k = _legal_actions(kind, size, trees.moves[node], trees.result[node], scratch)
+    k = _legal_actions(kind, size, trees, node, scratch, tak)
     total = _pairwise_sum(exp_logits, 0, len(exp_logits))
     e0 = trees.used[1]
     trees.used[1] += k
@@ -531,7 +604,8 @@ def _backup(trees, slots, slot, value0, value1):
 
 
 @numba.njit(cache=True)
-def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scratch=None, logits=None, endgame=None):
+def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scratch=None, logits=None, endgame=None,
+              tak=None):
     """One simulation of ``slot``'s search, down from its root: the new leaf that awaits the network,
     or -1 when the simulation ended at a terminal node (then it is backed up here).
 
@@ -539,7 +613,7 @@ def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scra
     value when it is added and its edges (the children's priors) when a simulation first leaves it, so a
     leaf no simulation passes again costs its value alone; the search is the same as with both at once,
     and the new leaf comes back valued, to be backed up. Without them numba prunes those branches, and
-    likewise the exact endgame's without ``endgame`` (``_settled``)."""
+    likewise the exact endgame's without ``endgame`` (``_settled``) and Tak's without ``tak``."""
     node, depth = slots.root[slot], 0
     while trees.result[node] < 0:
         if tables is not None and trees.edges[node] < 0:
@@ -549,12 +623,8 @@ def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scra
         depth += 1
         child = trees.child[e]
         if child < 0:
-            first, second, moves, player, result = _play(kind, size, table, trees.first[node], trees.second[node],
-                                                         trees.player[node], trees.action[e])
-            if endgame is not None:
-                result = _settled(endgame, kind, size, table, first, second, player, result)
-            child = trees.child[e] = _new_node(trees, first, second, moves, player, result)
-            if result < 0:
+            child = trees.child[e] = _child(trees, kind, size, table, node, trees.action[e], endgame, tak)
+            if trees.result[child] < 0:
                 slots.depth[slot], slots.leaf[slot] = depth, child
                 if tables is not None:
                     _node_value(trees, child, tables)
@@ -568,10 +638,10 @@ def _simulate(trees, slots, settings, kind, size, table, slot, tables=None, scra
 
 
 @numba.njit(cache=True)
-def _descend(trees, slots, settings, kind, size, table, x, endgame=None):
+def _descend(trees, slots, settings, kind, size, table, x, endgame=None, tak=None):
     """One round's walk down every searching slot's tree: the encodings of the nodes that await the
     network go to ``x`` (float32 ``(B, encoding)``), their slots to ``slots.batch``; their number
-    (``endgame``: ``_settled``)."""
+    (``endgame``: ``_settled``; ``tak``: Tak's rules)."""
     m = 0
     for slot in range(len(slots.root)):
         if slots.phase[slot] == EVALUATE:
@@ -581,20 +651,20 @@ def _descend(trees, slots, settings, kind, size, table, x, endgame=None):
                 _mix_noise(trees, slots, settings, slot)
             node = -1
             while node < 0 and slots.done[slot] < settings.simulations:
-                node = _simulate(trees, slots, settings, kind, size, table, slot, endgame=endgame)
+                node = _simulate(trees, slots, settings, kind, size, table, slot, endgame=endgame, tak=tak)
             if node < 0:
                 slots.phase[slot] = CHOOSE
                 continue
         else:
             continue
-        _encode(kind, size, trees, node, x[m])
+        _encode(kind, size, trees, node, x[m], tak)
         slots.batch[m] = slot
         m += 1
     return m
 
 
 @numba.njit(cache=True)
-def _expand(trees, slots, settings, kind, size, m, exp_logits, values, scratch):
+def _expand(trees, slots, settings, kind, size, m, exp_logits, values, scratch, tak=None):
     """The network's answers for the round's batch: ``exp_logits`` float64 ``(m, A)``, ``values``
     float32 ``(m,)`` for the player to move. Each node gets its edges; a root starts its search, a
     leaf's value is backed up (the other player gets its negative)."""
@@ -602,7 +672,7 @@ def _expand(trees, slots, settings, kind, size, m, exp_logits, values, scratch):
         slot = slots.batch[j]
         evaluating_root = slots.phase[slot] == EVALUATE
         node = slots.root[slot] if evaluating_root else slots.leaf[slot]
-        _add_edges(trees, node, kind, size, exp_logits[j], scratch)
+        _add_edges(trees, node, kind, size, exp_logits[j], scratch, tak)
         value = trees.value[node] = np.float64(values[j])
         if evaluating_root:
             slots.phase[slot] = SEARCH
@@ -690,15 +760,15 @@ def _ready_roots(trees, slots, size, table, tables, finished, results, legal, sc
 
 # -- between moves -------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _set_root(trees, slots, kind, size, slot, first, second, moves, player, result, scratch):
-    """A new tree for ``slot`` at the position (a decision state); the number of its legal actions."""
-    slots.root[slot] = _new_node(trees, first, second, moves, player, result)
+def _set_root(trees, slots, kind, size, slot, node, scratch, tak=None):
+    """A new tree for ``slot`` at the new ``node`` (a decision state); the number of its legal actions."""
+    slots.root[slot] = node
     slots.phase[slot], slots.done[slot], slots.noisy[slot] = EVALUATE, 0, False
-    return _legal_actions(kind, size, moves, result, scratch)
+    return _legal_actions(kind, size, trees, node, scratch, tak)
 
 
 @numba.njit(cache=True)
-def _collect(trees, slots, settings, kind, size, finished, visits, policy, actions, x, movers):
+def _collect(trees, slots, settings, kind, size, finished, visits, policy, actions, x, movers, tak=None):
     """For each slot of ``finished``: the root's visit counts into ``visits`` (int64 ``(F, A)``, zeros
     elsewhere), its encoding into ``x`` and the player to move into ``movers``; with the Gumbel root
     policy also the improved policy into ``policy`` (float64 ``(F, A)``) and the search's choice into
@@ -709,7 +779,7 @@ def _collect(trees, slots, settings, kind, size, finished, visits, policy, actio
         for e in range(trees.edge0[root], trees.edge0[root] + trees.edges[root]):
             visits[j, trees.action[e]] = trees.n[e]
             most = max(most, trees.n[e])
-        _encode(kind, size, trees, root, x[j])
+        _encode(kind, size, trees, root, x[j], tak)
         movers[j] = trees.player[root]
         if settings.root_policy == GUMBEL:
             improved = np.empty(trees.edges[root])
@@ -720,7 +790,8 @@ def _collect(trees, slots, settings, kind, size, finished, visits, policy, actio
 
 
 @numba.njit(cache=True)
-def _advance(trees, slots, kind, size, table, finished, actions, reuse, results, legal, scratch, endgame=None):
+def _advance(trees, slots, kind, size, table, finished, actions, reuse, results, legal, scratch, endgame=None,
+             tak=None):
     """Play ``actions[j]`` in slot ``finished[j]``. The slot keeps the child's subtree with ``reuse``
     (``MCTS.advance``), else starts a new tree there; a game that ends leaves the slot idle. Writes the
     new position's result code (-1: the game goes on; with ``endgame`` a position it solves ends the game
@@ -737,13 +808,10 @@ def _advance(trees, slots, kind, size, table, finished, actions, reuse, results,
             legal[j] = trees.edges[child]
             slots.root[slot], slots.phase[slot], slots.done[slot], slots.noisy[slot] = child, SEARCH, 0, False
         else:
-            first, second, moves, player, result = _play(kind, size, table, trees.first[root], trees.second[root],
-                                                         trees.player[root], actions[j])
-            if endgame is not None:
-                result = _settled(endgame, kind, size, table, first, second, player, result)
-            results[j] = result
-            if result < 0:
-                legal[j] = _set_root(trees, slots, kind, size, slot, first, second, moves, player, result, scratch)
+            child = _child(trees, kind, size, table, root, actions[j], endgame, tak)
+            results[j] = trees.result[child]
+            if results[j] < 0:
+                legal[j] = _set_root(trees, slots, kind, size, slot, child, scratch, tak)
         if results[j] >= 0:
             slots.root[slot], slots.phase[slot] = -1, IDLE
 
@@ -785,6 +853,7 @@ def _copy_live(old, new, keep, slots):
         new.first[to], new.second[to], new.moves[to] = old.first[node], old.second[node], old.moves[node]
         new.player[to], new.result[to], new.visits[to] = old.player[node], old.result[node], old.visits[node]
         new.value[to] = old.value[node]
+        new.board[to] = old.board[node]
         new.edges[to], new.edge0[to] = old.edges[node], -1
         if old.edges[node] > 0:
             new.edge0[to] = new.used[1]
@@ -848,7 +917,7 @@ class Lockstep:
         if tables is not None:  # a round is every slot's whole search
             self.reserve = (self.reserve[0], slots * (config.simulations + 1) * rules.actions)
             self.logits = np.zeros(rules.actions)
-        self.trees = empty_trees(4 * self.reserve[0], 4 * self.reserve[1])
+        self.trees = empty_trees(4 * self.reserve[0], 4 * self.reserve[1], rules.width)
         i64 = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
         self.slots = Slots(np.full(slots, -1), np.full(slots, IDLE), i64(slots), np.zeros((slots, rules.actions)),
                            np.zeros(slots, np.bool_), i64(slots, config.simulations), i64(slots),
@@ -862,8 +931,9 @@ class Lockstep:
         self.rngs[slot] = rng
         r = self.rules
         first, second, moves, player, result = r.words(state)
-        legal = _set_root(self.trees, self.slots, r.kind, r.size, slot, np.uint64(first), np.uint64(second),
-                          np.uint64(moves), player, result, self.scratch)
+        node = _new_node(self.trees, np.uint64(first), np.uint64(second), np.uint64(moves), player, result)
+        self.trees.board[node] = r.board(state)
+        legal = _set_root(self.trees, self.slots, r.kind, r.size, slot, node, self.scratch, r.tak)
         self._draw_noise(slot, legal)
 
     def _draw_noise(self, slot: int, legal: int) -> None:
@@ -890,13 +960,13 @@ class Lockstep:
             _search_all(trees, slots, self.settings, r.size, r.table, self.tables, self.scratch, self.logits,
                         self.endgame)
             return np.flatnonzero(slots.phase == CHOOSE)
-        m = _descend(trees, slots, self.settings, r.kind, r.size, r.table, self.x, self.endgame)
+        m = _descend(trees, slots, self.settings, r.kind, r.size, r.table, self.x, self.endgame, r.tak)
         if m:
             logits, values = forward_many(self.x[:m].reshape(m, *r.shape))
             logits = np.asarray(logits)
             exp_logits = np.exp(logits.astype(np.float64) - logits.max(axis=1, keepdims=True))
             _expand(trees, slots, self.settings, r.kind, r.size, m, exp_logits, np.asarray(values, np.float32),
-                    self.scratch)
+                    self.scratch, r.tak)
         return np.flatnonzero(slots.phase == CHOOSE)
 
     def results(self, finished: np.ndarray) -> Searched:
@@ -905,7 +975,8 @@ class Lockstep:
         visits, policy = np.zeros((count, r.actions), np.int64), np.zeros((count, r.actions))
         actions, movers = np.zeros(count, np.int64), np.zeros(count, np.int64)
         x = np.zeros((count, r.encoding), np.float32)
-        _collect(self.trees, self.slots, self.settings, r.kind, r.size, finished, visits, policy, actions, x, movers)
+        _collect(self.trees, self.slots, self.settings, r.kind, r.size, finished, visits, policy, actions, x, movers,
+                 r.tak)
         if not self.gumbel:
             for j in range(count):
                 policy[j], actions[j] = visit_distribution(visits[j], 1.0), np.argmax(visits[j])
@@ -918,7 +989,7 @@ class Lockstep:
         r = self.rules
         results, legal = np.full(len(finished), -1), np.zeros(len(finished), np.int64)
         _advance(self.trees, self.slots, r.kind, r.size, r.table, finished, actions, reuse and not self.gumbel,
-                 results, legal, self.scratch, self.endgame)
+                 results, legal, self.scratch, self.endgame, r.tak)
         if self.tables is not None:
             _ready_roots(self.trees, self.slots, r.size, r.table, self.tables, finished, results, legal, self.scratch,
                          self.logits)
@@ -935,7 +1006,7 @@ class Lockstep:
             return
         keep, live_nodes, live_edges = _live(trees, self.slots)
         new = empty_trees(max(len(trees.visits), 2 * (live_nodes + nodes)),
-                          max(len(trees.action), 2 * (live_edges + edges)))
+                          max(len(trees.action), 2 * (live_edges + edges)), self.rules.width)
         _copy_live(trees, new, keep, self.slots)
         self.trees = new
 
@@ -948,7 +1019,7 @@ def returns_of(result: int) -> np.ndarray:
 
 def play_games(game, forward_many: Callable, config: MCTSConfig, temperature_moves: int, rngs: list,
                reuse_tree: bool = True, batch: int = 64, endgame_empties: int = 0) -> list[SelfPlayGame]:
-    """``len(rngs)`` self-play games of Othello or Hex, game ``i`` drawing from ``rngs[i]``, at most
+    """``len(rngs)`` self-play games of Othello, Hex or Tak, game ``i`` drawing from ``rngs[i]``, at most
     ``batch`` at once: the games ``selfplay.play_games`` plays with ``MCTS(game, evaluator, config, rng)``
     and a network evaluator of ``forward_many`` (see the module docstring).
 

@@ -20,6 +20,7 @@ from azcourse.registry import family_of
 OPTIMIZERS = ("adam", "sgd")
 INFERENCE = ("numpy", "jax")
 SEARCH_PATHS = ("generic", "compiled")
+COMPILED_FAMILIES = ("othello", "hex", "tak")  # the games with compiled rules (compiled_search.COMPILED_GAMES)
 ENDGAME_LIMIT = 14  # endgame_empties at most: a solve at 14 empty squares takes milliseconds, and a game makes hundreds
 NETWORKS = ("mlp", "ntuple")
 # The trainer's self-play search where it differs from ``MCTSConfig``'s defaults, which hold every other knob's
@@ -142,7 +143,7 @@ class AlphaZeroConfig:
         selfplay_batch: self-play games a worker plays in lockstep, their searches' leaves evaluated in
             one network call (``selfplay.play_games``).
         search_path: the self-play search: ``"generic"`` (``azcourse.core.mcts``, every game) or
-            ``"compiled"`` (``compiled_search``: numba, Othello and Hex only; the same games, faster;
+            ``"compiled"`` (``compiled_search``: numba, Othello, Hex and Tak only; the same games, faster;
             each game on its own generator seeded from the run's, as with ``selfplay_batch > 1``).
         endgame_empties: 0, or Othello's exact endgame from this many empty squares on (1 to ``ENDGAME_LIMIT``;
             needs ``search_path = "compiled"``): a self-play game ends at its first position with that few empty
@@ -152,7 +153,7 @@ class AlphaZeroConfig:
             solver's move there and prove their moves with it (``agent.AlphaZeroAgent``).
         play_search_path, play_root_policy, play_simulations, play_endgame_empties: how the checkpoints'
             agents play (the card's ``play`` entry, ``searches.card_play``), where it differs from self-play's
-            search without noise: ``"compiled"`` (``compiled_agent``: Othello and Hex; a move affords tens of
+            search without noise: ``"compiled"`` (``compiled_agent``: Othello, Hex and Tak; a move affords tens of
             times the simulations), ``"puct"`` or ``"gumbel"`` ("": self-play's), a budget (0: self-play's),
             the exact endgame's empty squares (0: ``endgame_empties``'s; Othello). Training never reads them.
         workers: self-play processes (0: one per core; with ``--ray``, Ray actors, 0: one per CPU of
@@ -301,8 +302,8 @@ class AlphaZeroConfig:
             (0 <= self.play_endgame_empties <= ENDGAME_LIMIT
              and (self.play_endgame_empties == 0 or family_of(self.game) == "othello"),
              f"play_endgame_empties must be 0 (endgame_empties's) or, for Othello, at most {ENDGAME_LIMIT}"),
-            (self.play_search_path == "generic" or family_of(self.game) in ("othello", "hex"),
-             f"play_search_path \"compiled\" needs Othello or Hex (the compiled rules), not {self.game!r}"),
+            (self.play_search_path == "generic" or family_of(self.game) in COMPILED_FAMILIES,
+             f"play_search_path \"compiled\" needs Othello, Hex or Tak (the compiled rules), not {self.game!r}"),
             (self.workers >= 0, "workers must be 0 (one per core) or more"),
             (self.gate_games >= 0, "gate_games must be 0 or more (0: no gating)"),
             (0 <= self.gate_threshold <= 1, "gate_threshold must lie in [0, 1]"),

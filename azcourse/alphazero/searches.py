@@ -20,7 +20,7 @@ A card's ``play`` entry may also name the guide's weights in the leaf evaluation
 (``agent.load_agent``), and the run's exact endgame (``endgame_empties``, when above 0: the agents play the
 solver's move from that many empty squares on and prove their moves with it).
 An entry may name ``search_path = "compiled"``: its agents play the compiled search (``compiled_agent``),
-whose moves cost a fraction of the generic search's (Othello and Hex).
+whose moves cost a fraction of the generic search's (Othello, Hex and Tak).
 """
 from __future__ import annotations
 

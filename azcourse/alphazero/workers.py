@@ -3,7 +3,7 @@
 A ``SelfPlayWorker`` plays the games whose seeds it is given: ``selfplay_batch`` games at a time in
 lockstep (``selfplay.play_games``), the leaves of their searches evaluated in one network call
 (``NetworkEvaluator.many``: ``NumpyNet.forward`` or ``flax_net.jax_forward_many``); with
-``search_path = "compiled"`` the games go to ``compiled_search.play_games`` instead (Othello and Hex;
+``search_path = "compiled"`` the games go to ``compiled_search.play_games`` instead (Othello, Hex and Tak;
 with ``network = "ntuple"`` the pattern tables themselves, evaluated inside the compiled search).
 Game ``i`` draws everything from ``numpy.random.default_rng(seeds[i])``, so which worker plays it does
 not matter.

@@ -200,6 +200,7 @@ class Tak:
         self.depth = 2 * (self.stones + self.capstones)
         self.encoding_shape = (2 * self.depth + 4 + (4 if self.capstones else 2) + 3, n, n)
         self.name = f"tak{n}"
+        self._symmetry_maps = None  # symmetry_maps(), built on first use
 
     # -- the protocol's rules ---------------------------------------------------------------------------
     def initial_state(self, rng=None) -> TakState:
@@ -431,6 +432,17 @@ class Tak:
             moved[..., images[g]] = policy
             pairs.append((transform_planes(encoded, g), moved))
         return pairs
+
+    def symmetry_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """The same 8 symmetries as index maps (the protocol's ``symmetry_maps``, for ``sample_symmetries``):
+        int64 ``(8, D)`` and ``(8, A)``, ``symmetries`` of the entries' own indices (exact in float32)."""
+        if self._symmetry_maps is None:
+            size = int(np.prod(self.encoding_shape))
+            images = self.symmetries(np.arange(size, dtype=np.float32).reshape(self.encoding_shape),
+                                     np.arange(self.action_space_size))
+            self._symmetry_maps = (np.stack([x.reshape(-1) for x, _ in images]).astype(np.int64),
+                                   np.stack([pi for _, pi in images]).astype(np.int64))
+        return self._symmetry_maps
 
     def encode(self, state: TakState) -> np.ndarray:
         n, depth, player = self.size, self.depth, state.ply & 1
