@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import functools
 import operator
+import pathlib
 
 import numpy as np
 import pytest
@@ -29,6 +30,8 @@ from azcourse.othello.game import Othello
 from azcourse.registry import make_game
 
 from compiled_twin import GUMBEL, SETTINGS, dyadic_net, dyadic_params, generic_games, same_games
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # numba compiles the search and both games' rules on a fresh clone (about 25 s before the first test ends)
 pytestmark = pytest.mark.slow
@@ -223,6 +226,27 @@ def test_the_trainer_trains_on_the_compiled_path(tmp_path, monkeypatch):
         rows = list(csv.DictReader(f))
     assert [int(r["games"]) for r in rows] == [5, 10] and all(float(r["total_loss"]) > 0 for r in rows)
     assert 'search_path = "compiled"' in (tmp_path / "run" / "config.toml").read_text()
+
+
+def test_a_seconds_long_run_of_the_tak5_config_trains_compiled_and_plays_compiled(tmp_path):
+    """``configs/tak5.toml`` shrunk to seconds: Tak 5x5 self-play on the compiled search, every position stored with
+    its 8 images; the card's play entry makes its agent the compiled PUCT search."""
+    from azcourse.alphazero.agent import load_agent
+    from azcourse.alphazero.compiled_agent import CompiledAgent
+    from azcourse.alphazero.config import load_config
+
+    tiny = {"iterations": 1, "games_per_iteration": 4, "selfplay_batch": 4, "train_steps": 3, "batch_size": 32,
+            "search.simulations": 8, "hidden": [16]}
+    config = load_config(ROOT / "configs" / "tak5.toml", tiny)
+    assert config.search_path == "compiled" and config.symmetries and config.play_search_path == "compiled"
+    train(config, tmp_path / "run", show_progress=False)
+    with (tmp_path / "run" / "log.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["games"]) for r in rows] == [4] and int(rows[0]["replay"]) == 8 * int(rows[0]["positions"])
+    agent = load_agent(tmp_path / "run", simulations=16, rng=0)
+    assert isinstance(agent, CompiledAgent) and not agent.greedy.gumbel
+    state = agent.game.initial_state(None)
+    assert agent.game.legal_mask(state)[agent.choose(state)]
 
 
 # -- the exact endgame (endgame_empties) ---------------------------------------------------------------
