@@ -92,7 +92,7 @@ def test_the_compiled_rules_play_the_games(name):
 
 def lockstep_batch(game) -> int:
     """Games a round for the comparisons: one for Tak, whose fractional reserve planes round differently in a
-    batch (``tests/compiled_twin.py``), else ``batch``."""
+    batch (``tests/compiled_twin.py``), else three (so that a slot is refilled)."""
     return 1 if game.name.startswith("tak") else 3
 
 
@@ -201,6 +201,13 @@ def test_the_worker_plays_the_same_games_on_either_search_path():
     generic = SelfPlayWorker(AlphaZeroConfig(**config).to_dict()).play(params, seeds)
     compiled = SelfPlayWorker(AlphaZeroConfig(**config, search_path="compiled").to_dict()).play(params, seeds)
     same_games(generic, compiled)
+
+
+def test_the_configs_list_of_compiled_games_is_the_searchs():
+    """``config.COMPILED_FAMILIES`` (the config cannot import numba's module) names ``COMPILED_GAMES``."""
+    from azcourse.alphazero.config import COMPILED_FAMILIES
+
+    assert tuple(type(make_game(f"{family}4")) for family in COMPILED_FAMILIES) == compiled_search.COMPILED_GAMES
 
 
 def test_a_game_without_compiled_rules_is_refused(tmp_path):

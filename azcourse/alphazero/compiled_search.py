@@ -304,14 +304,12 @@ def _child(trees, kind, size, table, node, action, endgame=None, tak=None):
     """Add the node of ``node``'s position after ``action`` (with ``endgame``, its result settled: ``_settled``);
     its index."""
     if tak is not None:
-        child = _new_node(trees, np.uint64(0), np.uint64(0), np.uint64(0), np.int64(0), np.int64(-1))
-        board = trees.board[child]
+        board = trees.board[trees.used[0]]  # the row of the node _new_node adds next
         board[:] = trees.board[node]
         tak_rules.play(tak, board, action)
         base = 3 * tak.squares
-        trees.player[child], trees.result[child] = board[base + tak_rules.PLY] & 1, board[base + tak_rules.WINNER]
-        trees.edges[child] = 0 if trees.result[child] >= 0 else -1
-        return child
+        return _new_node(trees, np.uint64(0), np.uint64(0), np.uint64(0), board[base + tak_rules.PLY] & 1,
+                         board[base + tak_rules.WINNER])
     first, second, moves, player, result = _play(kind, size, table, trees.first[node], trees.second[node],
                                                  trees.player[node], action)
     if endgame is not None:
