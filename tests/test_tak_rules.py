@@ -910,6 +910,7 @@ def test_play_py_tak_options():
     assert proc.stdout.splitlines()[2].startswith("uct plays ") and "End of input." in proc.stdout
 
 
+@pytest.mark.slow  # three Pythons; on an empty numba cache the 5x5 game compiles the compiled search (~30 CPU-s)
 def test_play_py_alphatak_plays_3x3_4x4_and_5x5_and_names_the_missing_6x6_network():
     for size in ("3", "4", "5"):
         proc = run_cli("", "--size", size, "--opponent", "alphatak", "--simulations", "50", "--second", "--seed", "2")
