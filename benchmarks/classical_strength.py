@@ -1,13 +1,13 @@
 """Any player against the game's classical yardstick at several depths, by seat, from random openings.
 
-    python benchmarks/classical_strength.py ckpts/othello8 [--simulations 200] [--depths 1,2,4] [--games 20]
+    python benchmarks/classical_strength.py ckpts/othello8 [--simulations N] [--depths 1,2,4] [--games 20]
     python benchmarks/classical_strength.py othello8_ntuple --search-path compiled --root-policy puct --endgame 12 \
         --simulations 6000 --depths 2,4,6 --games 40
     python benchmarks/classical_strength.py alphabeta:4 --game othello8 --depths 2,4
     python benchmarks/classical_strength.py classical:2 --game othello6 --depths 4 --opening-plies 2-4
 
 The player is a checkpoint (a folder, run folder or name under ``ckpts/``; ``load_agent`` at
-``--simulations`` a move, its card's search otherwise, correcting its moves with what its tree proves;
+``--simulations`` a move (its card's ``play`` budget by default), its card's search otherwise, correcting its moves with what its tree proves;
 ``--search-path``, ``--root-policy`` and ``--endgame`` in place of its card's when given) or a player the
 registry names for ``--game``: ``alphabeta:<depth>`` (``make_alphabeta``), ``classical:<depth>``
 (``make_classical``) or ``random``. The opponent is the game's classical
@@ -45,8 +45,9 @@ class OpeningGame:
         return random_opening(self.game, rng, int(rng.integers(self.low, self.high + 1)))
 
 
-def player_factory(spec: str, game_name: str | None, simulations: int, proofs: bool, search: dict | None = None):
+def player_factory(spec: str, game_name: str | None, simulations: int | None, proofs: bool, search: dict | None = None):
     """``(make(rng) -> agent, game name, label)`` of the player ``spec`` (see the module docstring);
+    ``simulations``: a checkpoint's a move, None for its card's ``play`` budget;
     ``search``: a checkpoint's other ``load_agent`` options (``search_path``, ``root_policy``, ``endgame_empties``).
 
     Raises:
@@ -62,7 +63,9 @@ def player_factory(spec: str, game_name: str | None, simulations: int, proofs: b
         maker(spec, game_name)  # a bad name stops here, before any game
         return functools.partial(maker, spec, game_name), game_name, spec
     from azcourse.alphazero.agent import load_agent
+    from azcourse.alphazero.checkpoints import play_simulations
 
+    simulations = simulations or play_simulations(spec)
     search = {key: value for key, value in (search or {}).items() if value is not None}
     how = "".join(f" {value}" if key != "endgame_empties" else f" endgame {value}" for key, value in search.items())
     make = functools.partial(load_agent, spec, simulations=simulations, proofs=proofs,
@@ -124,7 +127,8 @@ def main(argv=None) -> None:
     parser.add_argument("--game", help="the game (othello8, othello6, ...); a checkpoint's own by default")
     parser.add_argument("--depths", default="1,2,4", help="the yardstick's plies, one match each (default 1,2,4)")
     parser.add_argument("--games", type=int, default=20, help="games a match, an even number (default 20)")
-    parser.add_argument("--simulations", type=int, default=200, help="a checkpoint's simulations a move (default 200)")
+    parser.add_argument("--simulations", type=int,
+                        help="a checkpoint's simulations a move (default: its card's play budget)")
     parser.add_argument("--opening-plies", type=opening_range, default=(2, 4),
                         help="random plies before the players take over, a number or a range (default 2-4)")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1; the results do not depend on it)")

@@ -1,14 +1,14 @@
 """A shipped network against OpenSpiel's MCTS bot: the independent yardstick (issue 30's targets).
 
-    python benchmarks/openspiel_strength.py hex5_az [--games 200] [--simulations 200]
+    python benchmarks/openspiel_strength.py hex5_az [--games 200] [--simulations N]
                                             [--opponent-simulations 200,2000] [--workers 2] [--seed 0]
     python benchmarks/openspiel_strength.py ckpts/othello8 --opponent-simulations 200,2000
     python benchmarks/openspiel_strength.py alphabeta:3 --game othello8 --opponent-simulations 2000
     python benchmarks/openspiel_strength.py hex7 --opponent-simulations 2000 --no-proofs
     python benchmarks/openspiel_strength.py hex7 --opponent-simulations 2000 --search-path compiled --simulations 800
 
-The network plays PUCT search with its card's settings at ``--simulations`` per move
-(``azcourse.alphazero.agent.load_agent``), correcting its moves with what its search tree proves
+The network plays PUCT search with its card's settings at ``--simulations`` per move (its card's ``play``
+budget by default; ``azcourse.alphazero.agent.load_agent``), correcting its moves with what its search tree proves
 (``azcourse.core.proofs``; ``--no-proofs`` plays the search's moves as they are; ``--search-path compiled``
 plays the compiled search, without proofs, and ``--root-policy`` replaces the card's). In its place,
 ``alphabeta:<depth>`` with ``--game`` plays the calibration yardstick: alpha-beta to that many plies
@@ -26,6 +26,7 @@ import argparse
 import functools
 
 from azcourse.alphazero.agent import load_agent
+from azcourse.alphazero.checkpoints import play_simulations
 from azcourse.core.arena import play_match
 from azcourse.openspiel_agent import OpenSpielMCTSAgent
 from azcourse.registry import make_alphabeta, make_game
@@ -58,7 +59,8 @@ def main(argv=None) -> None:
                                            "hex7), or alphabeta:<depth> with --game")
     parser.add_argument("--game", help="the game of an alphabeta:<depth> player (othello8, hex5, hex7, ...)")
     parser.add_argument("--games", type=int, default=200, help="games a match, seats alternating (default 200)")
-    parser.add_argument("--simulations", type=int, default=200, help="the network's simulations a move (default 200)")
+    parser.add_argument("--simulations", type=int,
+                        help="the network's simulations a move (default: its card's play budget)")
     parser.add_argument("--opponent-simulations", default="200,2000",
                         help="the bot's simulations a move, comma-separated for several matches (default 200,2000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2; the results do not depend on it)")
@@ -70,6 +72,8 @@ def main(argv=None) -> None:
                              "its card's by default")
     parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="the network's root policy (its card's by default)")
     args = parser.parse_args(argv)
+    if args.simulations is None and not args.checkpoint.startswith("alphabeta"):
+        args.simulations = play_simulations(args.checkpoint)
     rows = []
     for budget in (int(b) for b in args.opponent_simulations.split(",")):
         summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed,

@@ -3,12 +3,14 @@ and the classical yardstick (``azcourse.othello.yardstick``): its evaluation's t
 its endgame, and its strength against random play and the old ``alphabeta:2``."""
 import functools
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from azcourse.alphazero.agent import AlphaZeroAgent
+from azcourse.alphazero.checkpoints import play_simulations
 from azcourse.core.agents import RandomAgent
 from azcourse.core.arena import play_game, play_match
 from azcourse.core.mcts import MCTSConfig
@@ -204,6 +206,16 @@ def test_the_benchmark_prints_a_card_table(capsys):
     assert all(row.split(" | ")[1] == "0 / 0 / 2" for row in rows), out
     with pytest.raises(SystemExit):
         module.main(["random", "--game", "othello6", "--games", "3"])
+
+
+def test_the_benchmark_plays_a_checkpoint_at_its_cards_budget_unless_told():
+    spec = importlib.util.spec_from_file_location("classical_strength", ROOT / "benchmarks" / "classical_strength.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    budget = json.loads((ROOT / "ckpts" / "tictactoe_az" / "best" / "card.json").read_text())["play"]["simulations"]
+    assert play_simulations("tictactoe_az") == budget
+    assert module.player_factory("tictactoe_az", None, None, True)[2] == f"tictactoe_az @{budget}"
+    assert module.player_factory("tictactoe_az", None, 7, True)[2] == "tictactoe_az @7"
 
 
 def even(game):

@@ -89,6 +89,11 @@ def checkpoint_dir(name_or_path) -> pathlib.Path:
                             f"{PARAMS_FILE}, a run folder with {BEST_DIR}/, or a name under {CKPT_ROOT}")
 
 
+def play_simulations(name_or_path) -> int:
+    """The simulations a move of the checkpoint's card ``play`` entry: what it plays with by default."""
+    return int(json.loads((checkpoint_dir(name_or_path) / CARD_FILE).read_text())["play"]["simulations"])
+
+
 def load_checkpoint(name_or_path) -> Checkpoint:
     """The checkpoint at ``name_or_path`` (see ``checkpoint_dir``), its game rebuilt by name.
 
