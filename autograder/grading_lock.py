@@ -3,7 +3,9 @@
 ``pipeline.autograde`` (the local batch and ``--ray``'s, which is the same batch) holds the lock of every
 assignment it grades for as long as it runs, and ``rejudge`` the lock of the one it judges again: each
 writes the gradebook, the autograded notebooks and the reports of the whole assignment, and a regrade
-that ran during a rejudge could be overwritten by the rejudge's files (or the reverse). The lock is an
+that ran during a rejudge could be overwritten by the rejudge's files (or the reverse). ``feedback``
+(late penalties into the gradebook, the feedback files) and ``collect`` (the submitted notebooks) hold
+the locks of the assignments they touch too, so neither runs under a grading command. The lock is an
 ``fcntl.flock`` on the file, taken without waiting: the second command fails at once (``Busy``, a
 ``GraderError``) naming the command that holds it and its process id, which the holder writes into the
 file. The kernel releases the lock when its holder ends, however it ends (a kill, a crash), so a lock is

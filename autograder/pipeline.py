@@ -204,10 +204,21 @@ def collect(course: Course, source, assignment: str | None = None, log=print, ti
     about the source itself, and those of its submissions to an assignment with a due date whose time is
     unknown. `times`: the LMS's export of submission times (``--times FILE``, ``submission_times``).
     GraderError when nothing can be collected (see collect.collect) or the times file cannot be used.
+    Holds the grading lock of `assignment` (of every assignment of the course when None) throughout, so
+    a submission is never replaced while an ``autograde`` or ``rejudge`` grades it (``grading_lock.Busy``).
     """
-    from . import submission_times
+    from . import grading_lock
 
     course.require_gradebook()
+    words = " ".join(["collect", str(source), *(["--assignment", assignment] if assignment else [])])
+    with grading_lock.held(course, [assignment] if assignment else course.assignments(), words):
+        return _collect(course, source, assignment, log, times)
+
+
+def _collect(course: Course, source, assignment, log, times) -> list[dict]:
+    """``collect``, under its grading locks."""
+    from . import submission_times
+
     plan = course.deadlines()
     try:
         table = submission_times.read_times(times, plan.lms_timezone) if times else None
@@ -415,7 +426,7 @@ def failure_cause(stderr: str, stdout: str = "", returncode: int | None = None) 
 FEEDBACK_FAILED = "feedback could not be generated"
 
 
-def feedback(course: Course, assignments=None, log=print, students=None) -> dict:
+def feedback(course: Course, assignments=None, log=print, students=None, lock: bool = True) -> dict:
     """HTML feedback for every autograded submission (``nbgrader generate_feedback``: hidden tests
     removed, a leaking notebook withheld by ``feedback_guard``), then every file checked again. Only
     these students' when `students` are given (the others' files untouched: nbgrader's
@@ -427,14 +438,28 @@ def feedback(course: Course, assignments=None, log=print, students=None) -> dict
     notebook's outcome is in ``reports/<assignment>/<student>/<notebook>.feedback.json`` (the grade
     table and the CSV show the problems). Returns {(assignment, student): "" or the reason it was
     not delivered}, a reason starting with ``FEEDBACK_FAILED`` when nbgrader could not generate it.
+
+    Holds the grading locks of the assignments (``grading_lock.Busy`` while an ``autograde`` or
+    ``rejudge`` holds one: it writes late penalties into the gradebook and reads the autograded notebooks);
+    ``lock=False`` for a caller that holds them already (``rejudge``).
     """
-    from . import late_work, leaks
+    from contextlib import nullcontext
+
+    from . import grading_lock
 
     course.require_gradebook()
     unknown = sorted(set(assignments or ()) - set(course.assignments()))
     if unknown:
         raise GraderError(f"no assignment named {', '.join(unknown)} (the course has: "
                           f"{', '.join(course.assignments())})")
+    words = " ".join(["feedback", *(assignments or ()), *(f"--student {s}" for s in students or ())])
+    with grading_lock.held(course, assignments or course.assignments(), words) if lock else nullcontext():
+        return _feedback(course, assignments, log, students)
+
+
+def _feedback(course: Course, assignments, log, students) -> dict:
+    """``feedback``, under its grading locks."""
+    from . import late_work, leaks
     from .batch_progress import BatchProgress
 
     outcome = {}

@@ -254,7 +254,8 @@ def rejudge(course, assignment: str, tests=None, students=None, log=print, feedb
     if assignment not in course.assignments():
         raise pipeline.GraderError(f"no assignment named {assignment} (the course has: "
                                    f"{', '.join(course.assignments())})")
-    regenerate = (lambda names: pipeline.feedback(course, [assignment], log=lambda *_: None, students=names)) \
+    regenerate = (lambda names: pipeline.feedback(course, [assignment], log=lambda *_: None, students=names,
+                                                  lock=False)) \
         if feedback else (lambda names: {})
     words = ["rejudge", assignment, *(f"--test {t}" for t in tests or ()), *(f"--student {s}" for s in students or ())]
     with grading_lock.held(course, [assignment], " ".join(words)):

@@ -16,6 +16,7 @@ from datetime import timedelta
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -686,6 +687,16 @@ def test_a_rejudge_and_an_autograde_exclude_each_other_and_a_file_written_meanwh
         with pytest.raises(grading_lock.Busy, match=rf"cannot autograde ttt1_mcts --student full: `rejudge ttt1_mcts` "
                                                     rf"\(pid {pid} "):
             pipeline.autograde(course, [ASSIGNMENT], ["full"])
+    with _held_elsewhere(course, "autograde ttt1_mcts") as pid:  # feedback and collect write what grading writes
+        with pytest.raises(grading_lock.Busy, match=rf"cannot feedback ttt1_mcts: `autograde ttt1_mcts` \(pid {pid} "):
+            pipeline.feedback(course, [ASSIGNMENT])
+        with pytest.raises(grading_lock.Busy, match=rf"cannot feedback: `autograde ttt1_mcts` \(pid {pid} "):
+            pipeline.feedback(course)
+        (tmp_path / "incoming").mkdir()
+        with pytest.raises(grading_lock.Busy, match=rf"cannot collect {re.escape(str(tmp_path / 'incoming'))}: `autograde ttt1_mcts` "):
+            pipeline.collect(course, tmp_path / "incoming")
+        code, _, err = cli(course, "feedback", ASSIGNMENT)
+        assert code == 2 and f"`autograde ttt1_mcts` (pid {pid} on " in err, err
     assert _files(course) == before and grading_state.read(course, ASSIGNMENT, "full") == record
 
     notebook = course.autograded / "partial_action_prob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
