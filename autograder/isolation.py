@@ -335,9 +335,25 @@ class Slot:
 
 # ----------------------------------------------------------------------------- the sandbox
 
-@lru_cache(maxsize=4)
+COURSE_IMAGES_KEPT = 3  # the images of the pack's last versions kept in the cache (each holds ckpts/: ~80 MB)
+
+
 def course_image(cache_root: str) -> Path:
-    """A copy of the course modules for /opt/course (timestamps kept: numba's cache checks them)."""
+    """A copy of the course modules for /opt/course (timestamps kept: numba's cache checks them), named by
+    a digest of their names, sizes and times: ``<cache_root>/course-<digest>``. Each call marks its image
+    as used now (its folder's mtime) and removes all but the ``COURSE_IMAGES_KEPT`` images used last, so a
+    term of pack updates does not fill the disk; a batch grading from another checkout uses its image at
+    every submission, so it stays among the kept ones. A process builds its image once (the files as its
+    first call found them: one batch grades with one version)."""
+    target = _built_image(cache_root)
+    os.utime(target)
+    _prune_images(Path(cache_root), target)
+    return target
+
+
+@lru_cache(maxsize=4)
+def _built_image(cache_root: str) -> Path:
+    """``course_image``'s folder, copied there unless a process did it before."""
     files = []
     for name in COURSE_FILES:
         path = REPO_ROOT / name
@@ -363,6 +379,21 @@ def course_image(cache_root: str) -> Path:
             if not target.is_dir():
                 raise
     return target
+
+
+def _prune_images(cache_root: Path, current: Path) -> None:
+    """Remove the course images beyond the ``COURSE_IMAGES_KEPT`` used last (`current` always kept), and
+    unfinished builds an hour old (a grader killed while copying)."""
+    def used(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except FileNotFoundError:
+            return 0.0
+
+    others = sorted((p for p in cache_root.glob("course-*") if p != current and p.is_dir()), key=used, reverse=True)
+    stale = [p for p in cache_root.glob("building-*") if p.is_dir() and used(p) < time.time() - 3600]
+    for path in others[COURSE_IMAGES_KEPT - 1:] + stale:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def private_cache_root() -> str:

@@ -406,3 +406,32 @@ def test_the_score_histogram_counts_whole_submissions():
     low, high = figure.axes[0].get_ylim()
     ticks = [t for t in figure.axes[0].get_yticks() if low <= t <= high]
     assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks), ticks
+
+
+def test_the_course_image_cache_keeps_the_images_used_last(tmp_path, monkeypatch):
+    """``isolation.course_image``: the pack's modules copied with their times kept; each use marks the
+    image, and only the ``COURSE_IMAGES_KEPT`` used last (the current among them) and builds under an hour
+    old stay, so a term of pack updates does not fill the grader's disk."""
+    import time
+
+    monkeypatch.setattr(isolation, "COURSE_FILES", ("play.py",))
+    now = time.time()
+    old = [tmp_path / f"course-old{k}" for k in range(4)]
+    for k, path in enumerate(old):  # old3 used last
+        (path / "ckpts").mkdir(parents=True)
+        os.utime(path, (now - 400 + 100 * k,) * 2)
+    crashed, building = tmp_path / "building-crashed", tmp_path / "building-now"
+    crashed.mkdir(), building.mkdir()
+    os.utime(crashed, (now - 7200,) * 2)
+
+    image = isolation.course_image(str(tmp_path))
+    source = isolation.REPO_ROOT / "play.py"
+    assert (image / "play.py").read_bytes() == source.read_bytes()
+    assert (image / "play.py").stat().st_mtime_ns == source.stat().st_mtime_ns
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted([image.name, "course-old3", "course-old2", building.name]), kept
+    os.utime(old[2], (now + 50,) * 2)  # another checkout's batch used old2 since
+    os.utime(image, (now - 1000,) * 2)
+    assert isolation.course_image(str(tmp_path)) == image  # the same files: the same image, marked used
+    assert image.stat().st_mtime >= now
+    assert sorted(p.name for p in tmp_path.iterdir()) == kept
