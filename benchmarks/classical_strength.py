@@ -26,6 +26,7 @@ import functools
 
 import numpy as np
 
+from azcourse.alphazero.agent_options import add_agent_options, agent_options, checkpoint_player
 from azcourse.core.agents import RandomAgent
 from azcourse.core.arena import play_game, play_match, random_opening, wilson_interval
 from azcourse.registry import make_alphabeta, make_classical, make_game
@@ -45,10 +46,9 @@ class OpeningGame:
         return random_opening(self.game, rng, int(rng.integers(self.low, self.high + 1)))
 
 
-def player_factory(spec: str, game_name: str | None, simulations: int | None, proofs: bool, search: dict | None = None):
+def player_factory(spec: str, game_name: str | None, options: dict | None = None):
     """``(make(rng) -> agent, game name, label)`` of the player ``spec`` (see the module docstring);
-    ``simulations``: a checkpoint's a move, None for its card's ``play`` budget;
-    ``search``: a checkpoint's other ``load_agent`` options (``search_path``, ``root_policy``, ``endgame_empties``).
+    ``options``: a checkpoint's (``agent_options.checkpoint_player``'s keywords; its card's when None).
 
     Raises:
         ValueError: a registry player without a game, or a checkpoint of another game than ``game_name``.
@@ -62,18 +62,10 @@ def player_factory(spec: str, game_name: str | None, simulations: int | None, pr
         maker = make_alphabeta if spec.startswith("alphabeta:") else make_classical
         maker(spec, game_name)  # a bad name stops here, before any game
         return functools.partial(maker, spec, game_name), game_name, spec
-    from azcourse.alphazero.agent import load_agent
-    from azcourse.alphazero.checkpoints import play_simulations
-
-    simulations = simulations or play_simulations(spec)
-    search = {key: value for key, value in (search or {}).items() if value is not None}
-    how = "".join(f" {value}" if key != "endgame_empties" else f" endgame {value}" for key, value in search.items())
-    make = functools.partial(load_agent, spec, simulations=simulations, proofs=proofs,
-                             name=f"network@{simulations}{how}{'' if proofs else ' (no proofs)'}", **search)
-    trained_on = make(0).game.name
+    make, trained_on, label = checkpoint_player(spec, **(options or {}))
     if game_name is not None and make_game(game_name).name != trained_on:
         raise ValueError(f"{spec} was trained on {trained_on}, not {game_name}")
-    return make, trained_on, f"{spec} @{simulations}{how}"
+    return make, trained_on, label
 
 
 def _random_agent(game_name: str, rng):
@@ -127,20 +119,11 @@ def main(argv=None) -> None:
     parser.add_argument("--game", help="the game (othello8, othello6, ...); a checkpoint's own by default")
     parser.add_argument("--depths", default="1,2,4", help="the yardstick's plies, one match each (default 1,2,4)")
     parser.add_argument("--games", type=int, default=20, help="games a match, an even number (default 20)")
-    parser.add_argument("--simulations", type=int,
-                        help="a checkpoint's simulations a move (default: its card's play budget)")
     parser.add_argument("--opening-plies", type=opening_range, default=(2, 4),
                         help="random plies before the players take over, a number or a range (default 2-4)")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1; the results do not depend on it)")
     parser.add_argument("--seed", type=int, default=0, help="the openings' seed, the same at every depth (default 0)")
-    parser.add_argument("--no-proofs", dest="proofs", action="store_false",
-                        help="a checkpoint plays its search's moves, not corrected by what the tree proves")
-    parser.add_argument("--search-path", choices=("generic", "compiled"),
-                        help="a checkpoint's search: the generic one or the compiled one (numba; Othello, Hex, Tak); "
-                             "its card's by default")
-    parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="a checkpoint's root policy (its card's by default)")
-    parser.add_argument("--endgame", type=int, metavar="EMPTIES",
-                        help="a checkpoint plays the exact endgame from this many empty squares (its card's by default)")
+    add_agent_options(parser)
     args = parser.parse_args(argv)
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be even (each opening is played with both seats), got {args.games}")
@@ -148,8 +131,7 @@ def main(argv=None) -> None:
     if len(depths) != len(args.depths.split(",")):
         parser.error(f"--depths are plies separated by commas, such as 1,2,4; got {args.depths!r}")
     try:
-        search = {"search_path": args.search_path, "root_policy": args.root_policy, "endgame_empties": args.endgame}
-        make_player, game_name, label = player_factory(args.player, args.game, args.simulations, args.proofs, search)
+        make_player, game_name, label = player_factory(args.player, args.game, agent_options(args))
         for depth in depths:
             make_classical(f"classical:{depth}", game_name)
     except ValueError as problem:

@@ -10,7 +10,8 @@
 The network plays PUCT search with its card's settings at ``--simulations`` per move (its card's ``play``
 budget by default; ``azcourse.alphazero.agent.load_agent``), correcting its moves with what its search tree proves
 (``azcourse.core.proofs``; ``--no-proofs`` plays the search's moves as they are; ``--search-path compiled``
-plays the compiled search, without proofs, and ``--root-policy`` replaces the card's). In its place,
+plays the compiled search, without proofs; ``--root-policy`` and Othello's ``--endgame`` replace the card's:
+``azcourse.alphazero.agent_options``). In its place,
 ``alphabeta:<depth>`` with ``--game`` plays the calibration yardstick: alpha-beta to that many plies
 with the game's static evaluation (``azcourse.registry.make_alphabeta``; Othello: corners and
 mobility, Hex: shortest connecting paths), so a card can say what a plain classical player scores
@@ -25,32 +26,26 @@ Markdown for a card. Needs ``pip install -r requirements-dev.txt``.
 import argparse
 import functools
 
-from azcourse.alphazero.agent import load_agent
-from azcourse.alphazero.checkpoints import play_simulations
+from azcourse.alphazero.agent_options import add_agent_options, agent_options, checkpoint_player
 from azcourse.core.arena import play_match
 from azcourse.openspiel_agent import OpenSpielMCTSAgent
 from azcourse.registry import make_alphabeta, make_game
 
 
-def match(checkpoint: str, simulations: int, opponent_simulations: int, games: int, workers: int, seed: int,
-          progress: bool = True, game_name: str | None = None, proofs: bool = True, search_path: str | None = None,
-          root_policy: str | None = None):
-    """The ``MatchSummary`` of the network of ``checkpoint`` (or of the alpha-beta player that
-    ``alphabeta:<depth>`` names, on ``game_name``) against the OpenSpiel bot; ``search_path`` and
-    ``root_policy``: ``load_agent``'s (the card's when None)."""
+def match(checkpoint: str, opponent_simulations: int, games: int, workers: int, seed: int, progress: bool = True,
+          game_name: str | None = None, options: dict | None = None):
+    """``(MatchSummary, label)`` of the network of ``checkpoint`` (``options``: ``checkpoint_player``'s
+    keywords, its card's when None), or of the alpha-beta player that ``alphabeta:<depth>`` names on
+    ``game_name``, against the OpenSpiel bot."""
     if checkpoint.startswith("alphabeta"):
         if game_name is None:
             raise ValueError(f"{checkpoint} needs a game (--game othello8, hex7, ...)")
-        player = functools.partial(make_alphabeta, checkpoint, game_name)
+        player, label = functools.partial(make_alphabeta, checkpoint, game_name), f"{checkpoint} on {game_name}"
     else:
-        how = "".join(f" {value}" for value in (search_path, root_policy) if value)
-        player = functools.partial(load_agent, checkpoint, simulations=simulations, proofs=proofs,
-                                   search_path=search_path, root_policy=root_policy,
-                                   name=f"network@{simulations}{how}{'' if proofs else ' (no proofs)'}")
-        game_name = player(0).game.name
+        player, game_name, label = checkpoint_player(checkpoint, **(options or {}))
     bot = functools.partial(OpenSpielMCTSAgent, make_game(game_name), simulations=opponent_simulations)
     return play_match(functools.partial(make_game, game_name), player, bot, games=games, seed=seed,
-                      workers=workers, progress=progress)
+                      workers=workers, progress=progress), label
 
 
 def main(argv=None) -> None:
@@ -59,31 +54,19 @@ def main(argv=None) -> None:
                                            "hex7), or alphabeta:<depth> with --game")
     parser.add_argument("--game", help="the game of an alphabeta:<depth> player (othello8, hex5, hex7, ...)")
     parser.add_argument("--games", type=int, default=200, help="games a match, seats alternating (default 200)")
-    parser.add_argument("--simulations", type=int,
-                        help="the network's simulations a move (default: its card's play budget)")
     parser.add_argument("--opponent-simulations", default="200,2000",
                         help="the bot's simulations a move, comma-separated for several matches (default 200,2000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2; the results do not depend on it)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-proofs", dest="proofs", action="store_false",
-                        help="the network plays its search's moves, not corrected by what the tree proves")
-    parser.add_argument("--search-path", choices=("generic", "compiled"),
-                        help="the network's search: the generic one or the compiled one (numba; Othello, Hex, Tak); "
-                             "its card's by default")
-    parser.add_argument("--root-policy", choices=("puct", "gumbel"), help="the network's root policy (its card's by default)")
+    add_agent_options(parser)
     args = parser.parse_args(argv)
-    if args.simulations is None and not args.checkpoint.startswith("alphabeta"):
-        args.simulations = play_simulations(args.checkpoint)
     rows = []
     for budget in (int(b) for b in args.opponent_simulations.split(",")):
-        summary = match(args.checkpoint, args.simulations, budget, args.games, args.workers, args.seed,
-                        game_name=args.game, proofs=args.proofs, search_path=args.search_path,
-                        root_policy=args.root_policy)
+        summary, player = match(args.checkpoint, budget, args.games, args.workers, args.seed, game_name=args.game,
+                                options=agent_options(args))
         print(summary.text(), flush=True)
         (w1, d1, l1), (w2, d2, l2) = summary.by_seat
         low, high = summary.interval("wins")
-        how = "".join(f" {value}" for value in (args.search_path, args.root_policy) if value)
-        player = f"{args.checkpoint} on {args.game}" if args.game else f"{args.checkpoint} @{args.simulations}{how}"
         rows.append(f"| {player} vs OpenSpiel MCTS @{budget} | "
                     f"{summary.wins} / {summary.draws} / {summary.losses} | "
                     f"{100 * summary.win_rate:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | "

@@ -142,4 +142,4 @@ def test_the_strength_benchmark_plays_alphabeta_against_openspiel(capsys):
     assert "alphabeta:2 vs openspiel-mcts20: 2 games" in out
     assert any(line.startswith("| alphabeta:2 on hex4 vs OpenSpiel MCTS @20 |") for line in out.splitlines())
     with pytest.raises(ValueError, match="needs a game"):
-        openspiel_strength.match("alphabeta:2", 0, 20, 2, 1, 0)
+        openspiel_strength.match("alphabeta:2", 20, 2, 1, 0)

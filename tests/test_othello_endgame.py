@@ -214,8 +214,10 @@ def test_the_benchmark_plays_a_checkpoint_at_its_cards_budget_unless_told():
     spec.loader.exec_module(module)
     budget = json.loads((ROOT / "ckpts" / "tictactoe_az" / "best" / "card.json").read_text())["play"]["simulations"]
     assert play_simulations("tictactoe_az") == budget
-    assert module.player_factory("tictactoe_az", None, None, True)[2] == f"tictactoe_az @{budget}"
-    assert module.player_factory("tictactoe_az", None, 7, True)[2] == "tictactoe_az @7"
+    assert module.player_factory("tictactoe_az", None)[2] == f"tictactoe_az @{budget}"
+    assert module.player_factory("tictactoe_az", None, {"simulations": 7})[2] == "tictactoe_az @7"
+    assert module.player_factory("tictactoe_az", None, {"simulations": 7, "root_policy": "gumbel"})[2] \
+        == "tictactoe_az @7 gumbel"
 
 
 def even(game):
