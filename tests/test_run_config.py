@@ -139,3 +139,32 @@ def test_a_search_setting_set_on_one_side_only_is_a_change_when_a_run_continues(
         with pytest.raises(ConfigError, match="search.fpu_reduction"):
             check_resumable(saved.flat(), current.flat(), (), tmp_path)
     check_resumable(urgent.flat(), AlphaZeroConfig.from_data(urgent.to_dict()).flat(), (), tmp_path)
+
+
+COMMITTED_CONFIG = {"azul_strong": "azul_az"}  # a shipped run named otherwise than its configs/ file
+
+
+def test_every_shipped_run_was_trained_by_its_committed_config():
+    """A shipped run's ``config.toml`` (what its trainer wrote: the card's command may name the copy it ran
+    from) is ``configs/<name>.toml`` but for the keys a continued run may change (each trainer's
+    ``RESUMABLE_CHANGES``), so the committed config reproduces every run."""
+    from pathlib import Path
+
+    from azcourse.alphazero.config import load_config
+    from azcourse.alphazero.train import RESUMABLE_CHANGES
+    from azcourse.hex import train as hex_train
+    from azcourse.hex.config import load_config as load_hex_config
+
+    root = Path(__file__).resolve().parent.parent
+    checked = []
+    for run in sorted(p for p in (root / "ckpts").iterdir() if (p / CONFIG_FILE).is_file()):
+        committed = root / "configs" / f"{COMMITTED_CONFIG.get(run.name, run.name)}.toml"
+        if run.name == "hex5":  # the on-policy Hex trainer's run
+            shipped, source = (load_hex_config(path).to_dict() for path in (run / CONFIG_FILE, committed))
+            resumable = hex_train.RESUMABLE_CHANGES
+        else:
+            shipped, source = load_config(run / CONFIG_FILE).flat(), load_config(committed).flat()
+            resumable = RESUMABLE_CHANGES
+        check_resumable(shipped, source, resumable, run)
+        checked.append(run.name)
+    assert {"azul_strong", "hex5", "hex7", "othello8", "othello8_ntuple", "tak4", "tak5", "tictactoe_az"} <= set(checked), checked
