@@ -35,7 +35,6 @@ from azcourse.tictactoe.perfect import PerfectAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 TTT_CONFIG = ROOT / "configs" / "tictactoe_az.toml"
-EXECUTION_KEYS = ("selfplay_batch", "workers")
 # a few seconds of real training on 3x3 Hex, with gating on so that the resume covers it too
 TINY_HEX = dict(game="hex3", iterations=2, games_per_iteration=3, search=dict(simulations=8), temperature_moves=2,
                 replay_positions=200, batch_size=16, train_steps=5, hidden=(16,), gate_games=2, gate_simulations=4,
@@ -403,18 +402,11 @@ def test_unknown_or_malformed_keys_are_refused_with_the_known_ones(tmp_path):
     assert load_config(tmp_path / "again.toml") == shipped
 
 
-def test_the_othello_and_tak_configs_use_only_known_keys_and_match_their_shipped_runs():
-    import json
-
+def test_the_othello_and_tak_configs_use_only_known_keys():
+    # that each shipped run was trained by its config: tests/test_run_config.py
     for name in ("othello6", "tak3", "tak4", "tak5"):
         config = load_config(ROOT / "configs" / f"{name}.toml")
         assert config.game == name and config.channels == () and config.hidden == (256, 256)
-        card = ROOT / "ckpts" / name / "best" / "card.json"
-        if card.is_file():  # the shipped run was trained by this very config
-            trained = AlphaZeroConfig.from_data(json.loads(card.read_text())["training"]["config"]).flat()
-            # where self-play runs (selfplay_batch, workers) is not what it learns: the configs may turn batching on
-            assert {k: v for k, v in trained.items() if k not in EXECUTION_KEYS} == \
-                {k: v for k, v in config.flat().items() if k not in EXECUTION_KEYS}
 
 
 def test_every_key_is_explained_in_the_tictactoe_config():

@@ -145,12 +145,12 @@ COMMITTED_CONFIG = {"azul_strong": "azul_az"}  # a shipped run named otherwise t
 
 
 def test_every_shipped_run_was_trained_by_its_committed_config():
-    """A shipped run's ``config.toml`` (what its trainer wrote: the card's command may name the copy it ran
-    from) is ``configs/<name>.toml`` but for the keys a continued run may change (each trainer's
+    """A shipped run's ``config.toml`` and its best card's training config (what its trainer wrote: the card's
+    command may name the copy it ran from) are ``configs/<name>.toml`` but for the keys a continued run may change (each trainer's
     ``RESUMABLE_CHANGES``), so the committed config reproduces every run."""
     from pathlib import Path
 
-    from azcourse.alphazero.config import load_config
+    from azcourse.alphazero.config import AlphaZeroConfig, load_config
     from azcourse.alphazero.train import RESUMABLE_CHANGES
     from azcourse.hex import train as hex_train
     from azcourse.hex.config import load_config as load_hex_config
@@ -165,6 +165,10 @@ def test_every_shipped_run_was_trained_by_its_committed_config():
         else:
             shipped, source = load_config(run / CONFIG_FILE).flat(), load_config(committed).flat()
             resumable = RESUMABLE_CHANGES
+            card = run / "best" / "card.json"
+            if card.is_file():  # and the network it ships was trained by it
+                trained = AlphaZeroConfig.from_data(json.loads(card.read_text())["training"]["config"]).flat()
+                check_resumable(trained, source, resumable, card)
         check_resumable(shipped, source, resumable, run)
         checked.append(run.name)
     assert {"azul_strong", "hex5", "hex7", "othello8", "othello8_ntuple", "tak4", "tak5", "tictactoe_az"} <= set(checked), checked
